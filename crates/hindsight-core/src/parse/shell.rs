@@ -1,0 +1,583 @@
+//! A POSIX-shell lexer and a small command-structure parser.
+//!
+//! Agents' commands are one-liners full of quoting, `ssh host '…'`, `nohup … &`,
+//! pipes and redirections. Splitting on spaces gets every one of those wrong,
+//! and word-splitting crates such as `shlex` do not know operators (`a;b` stays
+//! one word), so this module lexes the way a shell does: quotes, escapes,
+//! operators, redirections and comments. Wrappers that run another command
+//! (`ssh`, `sudo`, `env`, `nohup`, `bash -c`, `timeout`, …) are unwrapped
+//! recursively, and the remote host of `ssh` is kept on every inner command.
+
+/// One simple command after unwrapping, with what surrounds it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SimpleCommand {
+    /// The words of the command itself (wrappers removed, quotes resolved).
+    pub argv: Vec<String>,
+    /// `VAR=value` assignments in front of it (including `env VAR=value`).
+    pub env: Vec<(String, String)>,
+    /// Redirections, in order.
+    pub redirects: Vec<Redirect>,
+    /// Run with `&` (in the background).
+    pub background: bool,
+    /// Its input comes from the previous command through a pipe.
+    pub piped_from_previous: bool,
+    /// The operator that joins it to the previous command (`;`, `&&`, `||`, `|`, `&`, newline).
+    pub after: Option<String>,
+    /// The `ssh` destination it runs on, as written (`root@10.1.2.3`), if any.
+    pub host: Option<String>,
+    /// Wrappers that were removed, outermost first (`ssh`, `nohup`, `sudo`, …).
+    pub wrappers: Vec<String>,
+}
+
+impl SimpleCommand {
+    /// The program name without its directory (`/root/env/bin/python` → `python`).
+    pub fn program(&self) -> &str {
+        self.argv
+            .first()
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .unwrap_or("")
+    }
+
+    /// The path this command's standard output is redirected to, if any.
+    pub fn stdout_path(&self) -> Option<&str> {
+        self.redirects
+            .iter()
+            .find(|r| {
+                matches!(r.op.as_str(), ">" | ">>" | "&>" | ">|")
+                    && r.fd.is_none_or(|fd| fd == 1)
+                    && !r.target.starts_with('&')
+            })
+            .map(|r| r.target.as_str())
+    }
+
+    /// The command's words joined with spaces (for display).
+    pub fn display(&self) -> String {
+        self.argv.join(" ")
+    }
+}
+
+/// A redirection such as `> /data/x.log`, `2>&1` or `>> out`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The file descriptor written before the operator (`2` in `2>&1`).
+    pub fd: Option<u32>,
+    /// The operator: `>`, `>>`, `<`, `<<`, `&>`, `>&`, `<&`, `>|`, `<<<`.
+    pub op: String,
+    /// The target word (for `2>&1` this is `&1`).
+    pub target: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    Op(String),
+    Redirect { fd: Option<u32>, op: String },
+}
+
+/// How deep `ssh host 'bash -c "…"'` nesting may go before we stop unwrapping.
+const MAX_DEPTH: usize = 8;
+
+/// Parses a command line (possibly several lines) into simple commands.
+/// Never fails: an unclosed quote runs to the end of the input.
+pub fn parse(input: &str) -> Vec<SimpleCommand> {
+    parse_at_depth(input, 0)
+}
+
+fn parse_at_depth(input: &str, depth: usize) -> Vec<SimpleCommand> {
+    let tokens = lex(input);
+    let mut commands = Vec::new();
+    let mut current = SimpleCommand::default();
+    let mut pending_after: Option<String> = None;
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(token) = iter.next() {
+        match token {
+            Token::Word(word) => current.argv.push(word),
+            Token::Redirect { fd, op } => {
+                let target = match iter.peek() {
+                    Some(Token::Word(_)) => match iter.next() {
+                        Some(Token::Word(w)) => w,
+                        _ => String::new(),
+                    },
+                    _ => String::new(),
+                };
+                current.redirects.push(Redirect { fd, op, target });
+            }
+            Token::Op(op) => {
+                if op == "(" || op == ")" || op == "{" || op == "}" {
+                    // Subshells and groups: their commands run like any other.
+                    continue;
+                }
+                if op == "&" {
+                    current.background = true;
+                }
+                finish(&mut commands, &mut current, &mut pending_after, depth);
+                pending_after = Some(op);
+            }
+        }
+    }
+    finish(&mut commands, &mut current, &mut pending_after, depth);
+    commands
+}
+
+fn finish(
+    commands: &mut Vec<SimpleCommand>,
+    current: &mut SimpleCommand,
+    pending_after: &mut Option<String>,
+    depth: usize,
+) {
+    let mut command = std::mem::take(current);
+    if command.argv.is_empty() && command.redirects.is_empty() {
+        if command.background {
+            // `cmd &` : the `&` belongs to the command already finished.
+            if let Some(last) = commands.last_mut() {
+                last.background = true;
+            }
+        }
+        return;
+    }
+    command.piped_from_previous = pending_after.as_deref() == Some("|");
+    command.after = pending_after.take();
+    commands.extend(unwrap(command, depth));
+}
+
+/// Removes wrapper programs, recursing into the commands they run.
+fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
+    loop {
+        // Leading assignments: `CUDA_VISIBLE_DEVICES=0 python …`.
+        while let Some(first) = command.argv.first() {
+            match assignment(first) {
+                Some(pair) => {
+                    command.env.push(pair);
+                    command.argv.remove(0);
+                }
+                None => break,
+            }
+        }
+        let program = command.program().to_owned();
+        let skip = match program.as_str() {
+            "nohup" | "exec" | "time" | "setsid" | "command" | "builtin" => Some(1),
+            "sudo" => Some(1 + options_len(&command.argv[1..], "ugCDhpRrTU")),
+            "nice" | "ionice" | "stdbuf" | "taskset" | "chrt" | "numactl" => {
+                Some(1 + options_len(&command.argv[1..], "nNcpmC"))
+            }
+            "timeout" => {
+                let opts = options_len(&command.argv[1..], "sk");
+                // The duration follows the options.
+                Some(2 + opts)
+            }
+            "env" => {
+                let mut i = 1;
+                while let Some(word) = command.argv.get(i) {
+                    if word == "-u" {
+                        i += 2;
+                    } else if word.starts_with('-') {
+                        i += 1;
+                    } else if let Some(pair) = assignment(word) {
+                        command.env.push(pair);
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                Some(i)
+            }
+            _ => None,
+        };
+        if let Some(skip) = skip {
+            if skip >= command.argv.len() {
+                return vec![command];
+            }
+            command.wrappers.push(program);
+            command.argv.drain(..skip);
+            continue;
+        }
+        if depth >= MAX_DEPTH {
+            return vec![command];
+        }
+        if program == "ssh" {
+            return unwrap_ssh(command, depth);
+        }
+        if matches!(program.as_str(), "bash" | "sh" | "zsh" | "dash") {
+            if let Some(script_index) = shell_c_argument(&command.argv) {
+                let script = command.argv[script_index].clone();
+                return nest(&command, &script, depth, None, &program);
+            }
+        }
+        return vec![command];
+    }
+}
+
+/// Unwraps `ssh [options] destination [--] command…`.
+fn unwrap_ssh(command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
+    // Options of OpenSSH that take an argument.
+    const WITH_ARGUMENT: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+    let args = &command.argv[1..];
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        if word == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(flags) = word.strip_prefix('-') {
+            if flags.is_empty() {
+                break;
+            }
+            // `-p 22` takes the next word, `-p22` does not.
+            let last = flags.chars().last().unwrap_or(' ');
+            let takes_next = flags.len() == 1 && WITH_ARGUMENT.contains(last)
+                || flags.len() > 1
+                    && flags.chars().all(|c| c.is_ascii_alphabetic())
+                    && WITH_ARGUMENT.contains(last)
+                    && !flags[..flags.len() - 1].chars().any(|c| WITH_ARGUMENT.contains(c));
+            i += if takes_next { 2 } else { 1 };
+        } else {
+            break;
+        }
+    }
+    let Some(host) = args.get(i).cloned() else {
+        return vec![command];
+    };
+    let mut rest = &args[i + 1..];
+    if rest.first().is_some_and(|w| w == "--") {
+        rest = &rest[1..];
+    }
+    if rest.is_empty() {
+        // An interactive login: nothing runs remotely that we can see.
+        return vec![command];
+    }
+    // ssh joins its remaining arguments with spaces and hands them to the remote shell.
+    let script = rest.join(" ");
+    nest(&command, &script, depth, Some(host), "ssh")
+}
+
+fn nest(
+    outer: &SimpleCommand,
+    script: &str,
+    depth: usize,
+    host: Option<String>,
+    wrapper: &str,
+) -> Vec<SimpleCommand> {
+    let mut inner = parse_at_depth(script, depth + 1);
+    for (i, command) in inner.iter_mut().enumerate() {
+        let mut wrappers = outer.wrappers.clone();
+        wrappers.push(wrapper.to_owned());
+        wrappers.append(&mut command.wrappers);
+        command.wrappers = wrappers;
+        if command.host.is_none() {
+            command.host = host.clone().or_else(|| outer.host.clone());
+        }
+        let mut env = outer.env.clone();
+        env.append(&mut command.env);
+        command.env = env;
+        if i == 0 {
+            command.after = outer.after.clone();
+            command.piped_from_previous = outer.piped_from_previous;
+        }
+    }
+    if outer.background {
+        if let Some(last) = inner.last_mut() {
+            last.background = true;
+        }
+    }
+    // Local redirections of the wrapper (`ssh h cmd > local.log`) apply to the
+    // output of the last inner command as far as the agent is concerned.
+    if let Some(last) = inner.last_mut() {
+        last.redirects.extend(outer.redirects.iter().cloned());
+    }
+    inner
+}
+
+/// Index of the script argument of `bash -c SCRIPT` / `bash -lc SCRIPT`.
+fn shell_c_argument(argv: &[String]) -> Option<usize> {
+    let mut i = 1;
+    while let Some(word) = argv.get(i) {
+        if word.starts_with('-') && !word.starts_with("--") && word.contains('c') {
+            return (i + 1 < argv.len()).then_some(i + 1);
+        }
+        if word.starts_with('-') {
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    None
+}
+
+/// How many words of options (with their arguments) lead `args`.
+fn options_len(args: &[String], with_argument: &str) -> usize {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        if word == "--" {
+            return i + 1;
+        }
+        let Some(flags) = word.strip_prefix('-') else {
+            break;
+        };
+        if flags.is_empty() || flags.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        let takes_next = flags.len() == 1 && with_argument.contains(flags);
+        i += if takes_next { 2 } else { 1 };
+    }
+    i
+}
+
+fn assignment(word: &str) -> Option<(String, String)> {
+    let (name, value) = word.split_once('=')?;
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then(|| (name.to_owned(), value.to_owned()))
+}
+
+/// Splits shell text into words, operators and redirections.
+fn lex(input: &str) -> Vec<Token> {
+    let chars: Vec<char> = input.chars().collect();
+    let mut tokens = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut i = 0;
+    let flush = |tokens: &mut Vec<Token>, word: &mut String, in_word: &mut bool| {
+        if *in_word {
+            tokens.push(Token::Word(std::mem::take(word)));
+            *in_word = false;
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                match chars.get(i + 1) {
+                    // A line continuation disappears entirely.
+                    Some('\n') => {}
+                    Some(&next) => {
+                        word.push(next);
+                        in_word = true;
+                    }
+                    None => {}
+                }
+                i += 2;
+            }
+            '\'' => {
+                in_word = true;
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    word.push(chars[i]);
+                    i += 1;
+                }
+                i += 1;
+            }
+            '"' => {
+                in_word = true;
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    if chars[i] == '\\'
+                        && matches!(chars.get(i + 1), Some('"' | '\\' | '$' | '`' | '\n'))
+                    {
+                        if chars[i + 1] != '\n' {
+                            word.push(chars[i + 1]);
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    word.push(chars[i]);
+                    i += 1;
+                }
+                i += 1;
+            }
+            ' ' | '\t' | '\r' => {
+                flush(&mut tokens, &mut word, &mut in_word);
+                i += 1;
+            }
+            '#' if !in_word => {
+                // A comment runs to the end of the line.
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '\n' | ';' | '|' | '&' | '(' | ')' => {
+                // `2>&1`, `>&2` and `&>` are redirections, handled below.
+                if c == '&' && chars.get(i + 1) == Some(&'>') {
+                    flush(&mut tokens, &mut word, &mut in_word);
+                    let op = if chars.get(i + 2) == Some(&'>') {
+                        i += 3;
+                        "&>>"
+                    } else {
+                        i += 2;
+                        "&>"
+                    };
+                    tokens.push(Token::Redirect {
+                        fd: None,
+                        op: op.to_owned(),
+                    });
+                    continue;
+                }
+                flush(&mut tokens, &mut word, &mut in_word);
+                let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+                let op = match two.as_str() {
+                    "&&" | "||" | ";;" | "|&" => two,
+                    _ => c.to_string(),
+                };
+                i += op.chars().count();
+                let op = if op == "\n" { ";".to_owned() } else { op };
+                let op = if op == "|&" { "|".to_owned() } else { op };
+                tokens.push(Token::Op(op));
+            }
+            '>' | '<' => {
+                // A word made only of digits right before is a file descriptor.
+                let fd = if in_word && !word.is_empty() && word.chars().all(|d| d.is_ascii_digit())
+                {
+                    let fd = word.parse().ok();
+                    word.clear();
+                    in_word = false;
+                    fd
+                } else {
+                    flush(&mut tokens, &mut word, &mut in_word);
+                    None
+                };
+                let mut op = c.to_string();
+                i += 1;
+                while let Some(&next) = chars.get(i) {
+                    if (next == c && op.len() < 3) || next == '|' && op == ">" {
+                        op.push(next);
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                if chars.get(i) == Some(&'&') {
+                    // `2>&1`: the target is `&1`, lexed as one word.
+                    let mut target = String::from("&");
+                    i += 1;
+                    while let Some(&d) = chars.get(i) {
+                        if d.is_ascii_digit() || d == '-' {
+                            target.push(d);
+                            i += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    tokens.push(Token::Redirect { fd, op });
+                    tokens.push(Token::Word(target));
+                    continue;
+                }
+                if op == "<<" || op == "<<<" {
+                    // Heredoc bodies are not commands; the delimiter is the target.
+                }
+                tokens.push(Token::Redirect { fd, op });
+            }
+            '{' | '}' if !in_word && is_group_brace(&chars, i) => {
+                flush(&mut tokens, &mut word, &mut in_word);
+                tokens.push(Token::Op(c.to_string()));
+                i += 1;
+            }
+            _ => {
+                in_word = true;
+                word.push(c);
+                i += 1;
+            }
+        }
+    }
+    flush(&mut tokens, &mut word, &mut in_word);
+    tokens
+}
+
+/// `{ a; b; }` groups need blanks around the braces; `${x}` and `{a,b}` are words.
+fn is_group_brace(chars: &[char], i: usize) -> bool {
+    let before = i == 0 || chars[i - 1].is_whitespace() || chars[i - 1] == ';';
+    let after = chars.get(i + 1).is_none_or(|c| c.is_whitespace() || *c == ';');
+    before && after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argvs(input: &str) -> Vec<Vec<String>> {
+        parse(input).into_iter().map(|c| c.argv).collect()
+    }
+
+    #[test]
+    fn operators_split_commands_even_without_spaces() {
+        assert_eq!(
+            argvs("a;b && c||d | e"),
+            vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"], vec!["e"]]
+        );
+    }
+
+    #[test]
+    fn quotes_keep_operators_inside_words() {
+        assert_eq!(
+            argvs(r#"grep -v "a;b|c" 'x && y' z\ w"#),
+            vec![vec!["grep", "-v", "a;b|c", "x && y", "z w"]]
+        );
+    }
+
+    #[test]
+    fn ssh_is_unwrapped_with_its_host() {
+        let commands = parse(
+            "ssh -p 2222 -o StrictHostKeyChecking=no root@10.1.2.3 'wc -l /x.log; tail -5 /x.log; ps aux | grep sglang | grep -v grep | head -3'",
+        );
+        let programs: Vec<_> = commands.iter().map(SimpleCommand::program).collect();
+        assert_eq!(programs, ["wc", "tail", "ps", "grep", "grep", "head"]);
+        assert!(
+            commands
+                .iter()
+                .all(|c| c.host.as_deref() == Some("root@10.1.2.3"))
+        );
+        assert!(commands[3].piped_from_previous);
+        assert_eq!(commands[1].argv, ["tail", "-5", "/x.log"]);
+    }
+
+    #[test]
+    fn ssh_double_dash_and_bash_c() {
+        let commands = parse("ssh gpu1 -- bash -lc \"nvidia-smi && echo ok\"");
+        let programs: Vec<_> = commands.iter().map(SimpleCommand::program).collect();
+        assert_eq!(programs, ["nvidia-smi", "echo"]);
+        assert_eq!(commands[0].host.as_deref(), Some("gpu1"));
+        assert_eq!(commands[0].wrappers, ["ssh", "bash"]);
+    }
+
+    #[test]
+    fn nohup_background_and_redirections() {
+        let commands = parse(
+            "cd /data && CUDA_VISIBLE_DEVICES=0,1 nohup python -m sglang.launch_server --port 30000 > /data/s.log 2>&1 &",
+        );
+        assert_eq!(commands.len(), 2);
+        let launch = &commands[1];
+        assert_eq!(launch.program(), "python");
+        assert!(launch.background);
+        assert_eq!(launch.stdout_path(), Some("/data/s.log"));
+        assert_eq!(launch.env, [("CUDA_VISIBLE_DEVICES".into(), "0,1".into())]);
+        assert_eq!(launch.wrappers, ["nohup"]);
+        assert_eq!(launch.redirects[1].fd, Some(2));
+        assert_eq!(launch.redirects[1].target, "&1");
+    }
+
+    #[test]
+    fn sudo_env_and_timeout_prefixes() {
+        let commands = parse("sudo -u svc env -i A=1 timeout -s KILL 30 curl -s localhost:8000");
+        assert_eq!(commands[0].argv, ["curl", "-s", "localhost:8000"]);
+        assert_eq!(commands[0].wrappers, ["sudo", "env", "timeout"]);
+    }
+
+    #[test]
+    fn continuation_lines_and_comments() {
+        let commands = parse("vllm serve m \\\n  --port 8001 # the API\necho done");
+        assert_eq!(commands[0].argv, ["vllm", "serve", "m", "--port", "8001"]);
+        assert_eq!(commands[1].argv, ["echo", "done"]);
+    }
+
+    #[test]
+    fn unclosed_quotes_and_garbage_never_panic() {
+        for input in [
+            "'", "\"", "\\", "ssh", "ssh -p", "2>", "&", ">&", "ssh h 'ssh i \"ssh j", "(((", "é'ü",
+        ] {
+            let _ = parse(input);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Markdown rendering: a postmortem that pastes into an issue or a wiki.
+
+use std::fmt::Write as _;
+
+use super::{Evidence, Report};
+
+/// Renders the report as Markdown.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let (errors, warnings, infos) = report.counts();
+    let _ = writeln!(out, "# hindsight report\n");
+    let _ = writeln!(
+        out,
+        "{} finding(s): {errors} error, {warnings} warning, {infos} info. \
+         {} checkpoint(s), {} server(s).\n",
+        report.findings.len(),
+        report.checkpoints.len(),
+        report.servers.len()
+    );
+    let _ = writeln!(out, "## Sources\n");
+    let _ = writeln!(out, "| source | format | lines |\n|---|---|---|");
+    for s in &report.sources {
+        let _ = writeln!(out, "| `{}` | {} | {} |", cell(&s.name), s.format.name(), s.lines);
+    }
+
+    if !report.checkpoints.is_empty() {
+        let _ = writeln!(out, "\n## Timeline\n");
+        let _ = writeln!(out, "| # | kind | message | host | command |\n|---|---|---|---|---|");
+        for c in &report.checkpoints {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | `{}` |",
+                c.id + 1,
+                c.kind_name(),
+                c.message.map(|m| m.to_string()).unwrap_or_default(),
+                cell(c.host.as_deref().unwrap_or("")),
+                cell(&shorten(&c.command, 120))
+            );
+        }
+    }
+
+    if !report.servers.is_empty() {
+        let _ = writeln!(out, "\n## Servers\n");
+        let _ = writeln!(
+            out,
+            "| # | engine | host | port | tp | drafter | ready | drafter loaded | ranks seen |\n|---|---|---|---|---|---|---|---|---|"
+        );
+        for s in &report.servers {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} of {} |",
+                s.id + 1,
+                s.engine_name(),
+                cell(s.host.as_deref().unwrap_or("")),
+                s.port.map(|p| p.to_string()).unwrap_or_default(),
+                s.tp_size.map(|p| p.to_string()).unwrap_or_default(),
+                cell(s.draft_model.as_deref().unwrap_or("")),
+                tri(s.ready),
+                tri(s.drafter_loaded),
+                s.ranks_seen,
+                s.ranks_expected
+            );
+        }
+    }
+
+    let _ = writeln!(out, "\n## Findings\n");
+    if report.findings.is_empty() {
+        let _ = writeln!(out, "No unverified assumptions found.");
+    }
+    for f in &report.findings {
+        let _ = writeln!(
+            out,
+            "### {} `{}`: {}\n\n{}\n",
+            f.severity.name(),
+            f.rule,
+            f.title,
+            f.message
+        );
+        for e in &f.evidence {
+            evidence(&mut out, e);
+        }
+        let _ = writeln!(out, "Check with:\n\n```sh\n{}\n```\n", f.suggestion);
+    }
+
+    if !report.diagnostics.is_empty() {
+        let _ = writeln!(out, "## Diagnostics\n");
+        for d in &report.diagnostics {
+            let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
+            let _ = writeln!(out, "- {} `{}{at}`: {}", d.level, cell(&d.source), d.message);
+        }
+    }
+    out
+}
+
+fn evidence(out: &mut String, e: &Evidence) {
+    let fence = if e.text.contains("```") { "````" } else { "```" };
+    let _ = writeln!(
+        out,
+        "`{}` lines {}–{}:\n\n{fence}text\n{}\n{fence}\n",
+        e.source, e.line_start, e.line_end, e.text
+    );
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ").replace('`', "'")
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    let flat = text.replace('\n', " ");
+    if flat.chars().count() > max {
+        let cut: String = flat.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+fn tri(value: Option<bool>) -> &'static str {
+    match value {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    }
+}

@@ -1,0 +1,402 @@
+//! The report: version 1 of hindsight's output, the one contract shared by
+//! the CLI, the wasm package and the web page.
+//!
+//! Every type here is plain data with public fields. The JSON form is
+//! documented by these types and by `docs/report.schema.json`, which a test
+//! regenerates from them; renderers ([`text`], [`markdown`]) see only this.
+
+pub mod markdown;
+pub mod text;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::Engine;
+use crate::parse::Format;
+use crate::rules::{CheckStatus, Finding, Severity};
+use crate::source::{Source, Span};
+use crate::timeline::{CheckpointKind, PhaseKind, Timeline};
+
+/// The report format's version; bumped on any incompatible change.
+pub const REPORT_VERSION: u32 = 1;
+
+/// The whole analysis of one session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify), tsify(into_wasm_abi))]
+pub struct Report {
+    /// Always 1 for this format.
+    pub version: u32,
+    /// The program that wrote it (`hindsight 0.1.0`).
+    pub generator: String,
+    pub sources: Vec<SourceReport>,
+    /// The agent's actions in order.
+    pub checkpoints: Vec<CheckpointReport>,
+    pub servers: Vec<ServerReport>,
+    /// Unverified assumptions, sorted by where their first evidence is.
+    pub findings: Vec<FindingReport>,
+    /// Problems reading the input; never fatal.
+    pub diagnostics: Vec<DiagnosticReport>,
+}
+
+/// One input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct SourceReport {
+    pub name: String,
+    pub format: Format,
+    /// False when the user chose the format.
+    pub format_detected: bool,
+    pub lines: u64,
+    pub bytes: u64,
+}
+
+/// Exact lines of a source that support a statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct Evidence {
+    /// The source's name.
+    pub source: String,
+    /// First line, 1-based.
+    pub line_start: u32,
+    /// Last line, inclusive.
+    pub line_end: u32,
+    /// The lines themselves (long excerpts are cut in the middle and say so).
+    pub text: String,
+}
+
+/// An action: one tool call of the agent (or a human).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct CheckpointReport {
+    pub id: usize,
+    pub kind: CheckpointKind,
+    pub command: String,
+    /// Where it ran (`root@10.1.2.3`), when the transcript tells.
+    pub host: Option<String>,
+    /// When it ran, when the transcript tells.
+    pub time: Option<String>,
+    /// The message number (`[msg 3131]`).
+    pub message: Option<u64>,
+    /// `agent` or `human`.
+    pub actor: String,
+    /// The command's lines.
+    pub evidence: Evidence,
+    /// The output lines the agent saw, if any.
+    pub output: Option<Evidence>,
+}
+
+/// A server and what its log shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct ServerReport {
+    pub id: usize,
+    pub engine: Engine,
+    pub host: Option<String>,
+    pub model: Option<String>,
+    /// Explicit, read from the log, or the engine's default.
+    pub port: Option<u16>,
+    pub tp_size: Option<u32>,
+    pub pp_size: Option<u32>,
+    pub dp_size: Option<u32>,
+    pub ep_size: Option<u32>,
+    pub speculative_algorithm: Option<String>,
+    pub draft_model: Option<String>,
+    pub mem_fraction: Option<f64>,
+    /// Where its output was redirected.
+    pub log_path: Option<String>,
+    /// The name of the log source linked to it.
+    pub log_source: Option<String>,
+    /// The checkpoint that launched it.
+    pub launch_checkpoint: Option<usize>,
+    /// True only when the log shows readiness; false when it shows a failure
+    /// first; null when it cannot tell.
+    pub ready: Option<bool>,
+    /// Same three values; null for non-speculative servers.
+    pub drafter_loaded: Option<bool>,
+    pub ranks_expected: u32,
+    /// Distinct rank tags the log (or, without a log, the agent) showed.
+    pub ranks_seen: u32,
+    pub rank_tags: Vec<String>,
+    /// Weight loading time read from the progress bar.
+    pub load_seconds: Option<u32>,
+    pub phases: Vec<PhaseReport>,
+    pub failure: Option<FailureReport>,
+    /// The last line of its log: where it stopped.
+    pub last_line: Option<Evidence>,
+}
+
+/// The first line showing a lifecycle phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct PhaseReport {
+    pub phase: PhaseKind,
+    pub time: Option<String>,
+    pub evidence: Evidence,
+}
+
+/// How a server failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct FailureReport {
+    /// `cuda-oom`, `nccl-error`, `address-in-use`, `exception`, `child-failed`, `killed`.
+    pub kind: String,
+    pub evidence: Evidence,
+}
+
+/// One unverified assumption.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct FindingReport {
+    /// The rule id (`port-unchecked`).
+    pub rule: String,
+    pub title: String,
+    pub severity: Severity,
+    /// `not-checked` (never verified) or `failed` (verified, and it failed).
+    pub status: CheckStatus,
+    pub message: String,
+    pub evidence: Vec<Evidence>,
+    /// The command that would have verified it, with the real host, port and path.
+    pub suggestion: String,
+    /// The server it is about.
+    pub server: Option<usize>,
+}
+
+/// A problem reading the input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct DiagnosticReport {
+    /// `info`, `warning` or `error`.
+    pub level: String,
+    pub source: String,
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+/// Excerpts longer than this many lines keep their head and tail only.
+const MAX_EVIDENCE_LINES: u32 = 40;
+
+struct Builder<'a> {
+    sources: &'a [Source],
+    timeline: &'a Timeline,
+}
+
+impl Builder<'_> {
+    /// Whole lines covering a span.
+    fn evidence(&self, span: Span) -> Evidence {
+        let (Some(source), Some(info)) = (
+            self.sources.get(span.source),
+            self.timeline.sources.get(span.source),
+        ) else {
+            return Evidence {
+                source: String::new(),
+                line_start: 0,
+                line_end: 0,
+                text: String::new(),
+            };
+        };
+        let (line_start, line_end) = info.lines.lines(span.start, span.end);
+        let text = &source.text;
+        let start = info.lines.line_start(line_start).unwrap_or(0).min(text.len());
+        let end = info
+            .lines
+            .line_start(line_end + 1)
+            .unwrap_or(text.len())
+            .min(text.len());
+        let start = crate::source::floor_char_boundary(text, start);
+        let end = crate::source::floor_char_boundary(text, end.max(start));
+        let lines = text[start..end].trim_end_matches(['\n', '\r']);
+        let count = line_end - line_start + 1;
+        let excerpt = if count > MAX_EVIDENCE_LINES {
+            let all: Vec<&str> = lines.lines().collect();
+            let keep = (MAX_EVIDENCE_LINES / 2) as usize;
+            let mut cut: Vec<String> = all[..keep.min(all.len())].iter().map(|l| (*l).to_owned()).collect();
+            cut.push(format!("… {} more lines …", all.len().saturating_sub(2 * keep)));
+            cut.extend(all[all.len().saturating_sub(keep)..].iter().map(|l| (*l).to_owned()));
+            cut.join("\n")
+        } else {
+            lines.to_owned()
+        };
+        Evidence {
+            source: info.name.clone(),
+            line_start,
+            line_end,
+            text: cap_line_length(&excerpt),
+        }
+    }
+}
+
+/// Keeps evidence readable when a line is megabytes long.
+fn cap_line_length(text: &str) -> String {
+    const MAX: usize = 2000;
+    text.lines()
+        .map(|line| {
+            if line.len() > MAX {
+                let cut = crate::source::floor_char_boundary(line, MAX);
+                format!("{}… [{} more bytes]", &line[..cut], line.len() - cut)
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Assembles the report from the timeline, the findings and the diagnostics.
+pub fn build(
+    sources: &[Source],
+    timeline: &Timeline,
+    findings: &[Finding],
+    diagnostics: &[Diagnostic],
+) -> Report {
+    let b = Builder { sources, timeline };
+    Report {
+        version: REPORT_VERSION,
+        generator: format!("hindsight {}", env!("CARGO_PKG_VERSION")),
+        sources: timeline
+            .sources
+            .iter()
+            .zip(sources)
+            .map(|(info, source)| SourceReport {
+                name: info.name.clone(),
+                format: info.format,
+                format_detected: info.detected,
+                lines: u64::try_from(if source.text.is_empty() { 0 } else { info.lines.line_count() })
+                    .unwrap_or(u64::MAX),
+                bytes: u64::try_from(source.text.len()).unwrap_or(u64::MAX),
+            })
+            .collect(),
+        checkpoints: timeline
+            .checkpoints
+            .iter()
+            .map(|c| CheckpointReport {
+                id: c.id,
+                kind: c.kind,
+                command: c.command.clone(),
+                host: c.host.clone(),
+                time: c.time.clone(),
+                message: c.message,
+                actor: if c.by_human { "human" } else { "agent" }.to_owned(),
+                evidence: b.evidence(c.span),
+                output: c.output.map(|span| b.evidence(span)),
+            })
+            .collect(),
+        servers: timeline
+            .servers
+            .iter()
+            .map(|s| ServerReport {
+                id: s.id,
+                engine: s.engine,
+                host: s.host.clone(),
+                model: s.settings.model.clone(),
+                port: s.port(),
+                tp_size: s.settings.tp_size,
+                pp_size: s.settings.pp_size,
+                dp_size: s.settings.dp_size,
+                ep_size: s.settings.ep_size,
+                speculative_algorithm: s.settings.speculative_algorithm.clone(),
+                draft_model: s.settings.draft_model.clone(),
+                mem_fraction: s.settings.mem_fraction,
+                log_path: s.log_path.clone(),
+                log_source: s
+                    .log_source
+                    .and_then(|id| timeline.sources.get(id))
+                    .map(|info| info.name.clone()),
+                launch_checkpoint: s.launch,
+                ready: s.ready(),
+                drafter_loaded: s.drafter_loaded(),
+                ranks_expected: s.settings.ranks_expected(),
+                ranks_seen: u32::try_from(s.lifecycle.ranks.len()).unwrap_or(u32::MAX),
+                rank_tags: s.lifecycle.ranks.iter().cloned().collect(),
+                load_seconds: s.lifecycle.load_seconds,
+                phases: s
+                    .lifecycle
+                    .phases
+                    .iter()
+                    .map(|p| PhaseReport {
+                        phase: p.kind,
+                        time: p.time.clone(),
+                        evidence: b.evidence(p.span),
+                    })
+                    .collect(),
+                failure: s.lifecycle.failure.map(|(kind, span)| FailureReport {
+                    kind: kind.name().to_owned(),
+                    evidence: b.evidence(span),
+                }),
+                last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
+            })
+            .collect(),
+        findings: findings
+            .iter()
+            .map(|f| FindingReport {
+                rule: f.rule.to_owned(),
+                title: crate::rules::find(f.rule)
+                    .map(|r| r.title.to_owned())
+                    .unwrap_or_default(),
+                severity: f.severity,
+                status: f.status,
+                message: f.message.clone(),
+                evidence: f.evidence.iter().map(|&span| b.evidence(span)).collect(),
+                suggestion: f.suggestion.clone(),
+                server: f.server,
+            })
+            .collect(),
+        diagnostics: diagnostics
+            .iter()
+            .map(|d| DiagnosticReport {
+                level: d.level.name().to_owned(),
+                source: timeline
+                    .sources
+                    .get(d.source)
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default(),
+                line: d.line,
+                message: d.message.clone(),
+            })
+            .collect(),
+    }
+}
+
+impl Report {
+    /// The report as pretty JSON (the CLI's `--format json`).
+    pub fn to_json(&self) -> String {
+        // Serializing plain data with string keys cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+
+    /// Findings counted by severity: (errors, warnings, infos).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let count = |s: Severity| self.findings.iter().filter(|f| f.severity == s).count();
+        (
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info),
+        )
+    }
+}
+
+impl CheckpointReport {
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.name()
+    }
+}
+
+impl ServerReport {
+    pub fn engine_name(&self) -> &'static str {
+        self.engine.name()
+    }
+}
+
+impl PhaseReport {
+    pub fn phase_name(&self) -> &'static str {
+        self.phase.name()
+    }
+}

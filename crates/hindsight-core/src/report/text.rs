@@ -1,0 +1,234 @@
+//! Plain-text rendering in the style of compiler diagnostics, optionally coloured.
+
+use std::fmt::Write as _;
+
+use super::{Evidence, Report};
+use crate::rules::Severity;
+
+/// ANSI styles, or nothing when colour is off.
+struct Style {
+    on: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+    fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+    fn severity(&self, severity: Severity, text: &str) -> String {
+        let code = match severity {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Info => "1;36",
+        };
+        self.paint(code, text)
+    }
+}
+
+/// Renders the report for a terminal; `color` adds ANSI colours.
+pub fn render(report: &Report, color: bool) -> String {
+    let style = Style { on: color };
+    let mut out = String::new();
+    let (errors, warnings, infos) = report.counts();
+    let _ = writeln!(
+        out,
+        "{} {} source{}, {} checkpoint{}, {} server{}, {} finding{} ({errors} error, {warnings} warning, {infos} info)",
+        style.bold("hindsight:"),
+        report.sources.len(),
+        plural(report.sources.len()),
+        report.checkpoints.len(),
+        plural(report.checkpoints.len()),
+        report.servers.len(),
+        plural(report.servers.len()),
+        report.findings.len(),
+        plural(report.findings.len()),
+    );
+    for source in &report.sources {
+        let _ = writeln!(
+            out,
+            "  {} {} ({}, {} lines)",
+            style.dim("source"),
+            source.name,
+            source.format.name(),
+            source.lines
+        );
+    }
+
+    if !report.checkpoints.is_empty() {
+        let _ = writeln!(out, "\n{}", style.bold("Timeline"));
+        for c in &report.checkpoints {
+            let at = c.message.map(|m| format!("msg {m}")).unwrap_or_default();
+            let host = c.host.as_deref().unwrap_or("local");
+            let _ = writeln!(
+                out,
+                "  {:>3}  {:<7} {:<9} {:<20} {}",
+                c.id + 1,
+                style.bold(c.kind_name()),
+                at,
+                host,
+                first_line(&c.command, 90)
+            );
+        }
+    }
+
+    if !report.servers.is_empty() {
+        let _ = writeln!(out, "\n{}", style.bold("Servers"));
+        for s in &report.servers {
+            let mut head = format!("  {} {}", s.id + 1, s.engine_name());
+            if let Some(host) = &s.host {
+                let _ = write!(head, " on {host}");
+            }
+            if let Some(port) = s.port {
+                let _ = write!(head, " port {port}");
+            }
+            if let Some(tp) = s.tp_size {
+                let _ = write!(head, ", tp {tp}");
+            }
+            if let Some(draft) = &s.draft_model {
+                let algorithm = s.speculative_algorithm.as_deref().unwrap_or("draft");
+                let _ = write!(head, ", {algorithm} drafter {draft}");
+            }
+            let _ = writeln!(out, "{head}");
+            let _ = writeln!(
+                out,
+                "     ready: {}   drafter loaded: {}   ranks: {} of {}{}",
+                tri(s.ready),
+                if s.draft_model.is_some() || s.speculative_algorithm.is_some() {
+                    tri(s.drafter_loaded)
+                } else {
+                    "n/a"
+                },
+                s.ranks_seen,
+                s.ranks_expected,
+                s.load_seconds
+                    .map(|t| format!("   weights loaded in {t} s"))
+                    .unwrap_or_default()
+            );
+            if !s.phases.is_empty() {
+                let phases: Vec<String> = s
+                    .phases
+                    .iter()
+                    .map(|p| format!("{} (line {})", p.phase_name(), p.evidence.line_start))
+                    .collect();
+                let _ = writeln!(out, "     phases: {}", phases.join(" → "));
+            }
+            if let Some(failure) = &s.failure {
+                let _ = writeln!(
+                    out,
+                    "     failure: {} at {}:{}",
+                    failure.kind, failure.evidence.source, failure.evidence.line_start
+                );
+            } else if let Some(last) = &s.last_line {
+                let _ = writeln!(
+                    out,
+                    "     log stops at {}:{}: {}",
+                    last.source,
+                    last.line_start,
+                    first_line(&last.text, 80)
+                );
+            }
+        }
+    }
+
+    if !report.findings.is_empty() {
+        let _ = writeln!(out, "\n{}", style.bold("Findings"));
+    }
+    for finding in &report.findings {
+        let _ = writeln!(
+            out,
+            "\n{}: {}",
+            style.severity(
+                finding.severity,
+                &format!("{}[{}]", finding.severity.name(), finding.rule)
+            ),
+            style.bold(&finding.title)
+        );
+        let _ = writeln!(out, "  {}", finding.message);
+        for evidence in &finding.evidence {
+            excerpt(&mut out, evidence, &style);
+        }
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            style.paint("1;32", "= check:"),
+            finding.suggestion
+        );
+    }
+
+    if !report.diagnostics.is_empty() {
+        let _ = writeln!(out, "\n{}", style.bold("Diagnostics"));
+        for d in &report.diagnostics {
+            let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
+            let _ = writeln!(out, "  {}: {}{at}: {}", d.level, d.source, d.message);
+        }
+    }
+    if report.findings.is_empty() {
+        let _ = writeln!(out, "\nNo unverified assumptions found.");
+    }
+    out
+}
+
+fn excerpt(out: &mut String, evidence: &Evidence, style: &Style) {
+    let range = if evidence.line_start == evidence.line_end {
+        evidence.line_start.to_string()
+    } else {
+        format!("{}-{}", evidence.line_start, evidence.line_end)
+    };
+    let width = evidence.line_end.to_string().len();
+    let _ = writeln!(
+        out,
+        "  {} {}:{range}",
+        style.paint("1;34", "-->"),
+        evidence.source
+    );
+    let mut number = evidence.line_start;
+    for line in evidence.text.lines() {
+        let gutter = if line.starts_with("… ") && line.ends_with(" more lines …") {
+            " ".repeat(width)
+        } else {
+            let n = format!("{number:>width$}");
+            number += 1;
+            n
+        };
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            style.paint("1;34", &format!("{gutter} |")),
+            first_line(line, 160)
+        );
+    }
+}
+
+fn first_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or("");
+    let more = text.lines().nth(1).is_some();
+    if line.chars().count() > max {
+        let cut: String = line.chars().take(max).collect();
+        format!("{cut}…")
+    } else if more {
+        format!("{line} …")
+    } else {
+        line.to_owned()
+    }
+}
+
+fn tri(value: Option<bool>) -> &'static str {
+    match value {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

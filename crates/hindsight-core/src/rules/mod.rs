@@ -1,0 +1,220 @@
+//! The rules: each flags an assumption the agent acted on without verifying.
+//!
+//! One file per rule, each declaring one [`Rule`] whose fields are the only
+//! source of its documentation (the CLI's `rules` and `explain`, the web page
+//! and `docs/rules.md` are all generated from them). Rules see only the
+//! [`Timeline`]; they never read raw text.
+
+mod drafter_unconfirmed;
+mod port_unchecked;
+mod ranks_uncounted;
+
+use serde::Serialize;
+
+use crate::source::Span;
+use crate::timeline::{Checkpoint, Server, Timeline};
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Whether the check a finding is about was never made, or made and failed.
+/// ("Checked and passed" produces no finding.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckStatus {
+    NotChecked,
+    Failed,
+}
+
+/// A rule's declaration: identity, documentation and the check itself.
+pub struct Rule {
+    /// Stable kebab-case id; never renamed or reused.
+    pub id: &'static str,
+    /// One line, no trailing period.
+    pub title: &'static str,
+    pub severity: Severity,
+    /// Why an operator cares (Markdown).
+    pub why: &'static str,
+    /// A short scenario that triggers the rule (Markdown).
+    pub example: &'static str,
+    /// What command would have verified it, in general terms (Markdown).
+    pub check: &'static str,
+    pub run: fn(&Timeline) -> Vec<Finding>,
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule").field("id", &self.id).finish()
+    }
+}
+
+/// Every rule, in documentation order.
+pub const ALL: &[&Rule] = &[
+    &port_unchecked::RULE,
+    &drafter_unconfirmed::RULE,
+    &ranks_uncounted::RULE,
+];
+
+/// Finds a rule by id.
+pub fn find(id: &str) -> Option<&'static Rule> {
+    ALL.iter().copied().find(|rule| rule.id == id)
+}
+
+/// One unverified assumption, with the lines that show it.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub status: CheckStatus,
+    pub message: String,
+    /// The lines that show it, most telling first.
+    pub evidence: Vec<Span>,
+    /// The command that would have verified it.
+    pub suggestion: String,
+    pub server: Option<usize>,
+}
+
+/// Runs every rule and returns findings in a stable order.
+pub fn run(timeline: &Timeline) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = ALL.iter().flat_map(|rule| (rule.run)(timeline)).collect();
+    findings.sort_by_key(|f| {
+        (
+            f.evidence.first().map(|s| (s.source, s.start)),
+            ALL.iter().position(|r| r.id == f.rule),
+        )
+    });
+    findings
+}
+
+// Helpers shared by rules.
+
+/// The checkpoints that looked at a server after its launch.
+fn observers<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = &'t Checkpoint> {
+    server
+        .observed_by
+        .iter()
+        .filter_map(|&id| timeline.checkpoints.get(id))
+}
+
+/// The launch checkpoint's span, when the server was launched in the transcript.
+fn launch_span(timeline: &Timeline, server: &Server) -> Option<Span> {
+    server
+        .launch
+        .and_then(|id| timeline.checkpoints.get(id))
+        .map(|c| c.span)
+}
+
+/// A short name for a server in messages: `sglang on root@10.1.2.3:8000`.
+fn describe(server: &Server) -> String {
+    let mut text = server.engine.name().to_owned();
+    text.push_str(" server");
+    if let Some(host) = &server.host {
+        text.push_str(" on ");
+        text.push_str(host);
+    }
+    if let Some(port) = server.port() {
+        text.push_str(&format!(" (port {port})"));
+    }
+    text
+}
+
+/// Where the launch happened, for messages: ` (msg 3131)`.
+fn launch_ref(timeline: &Timeline, server: &Server) -> String {
+    server
+        .launch
+        .and_then(|id| timeline.checkpoints.get(id))
+        .and_then(|c| c.message)
+        .map(|m| format!(" (msg {m})"))
+        .unwrap_or_default()
+}
+
+/// Wraps a command to run on the server's host: `ssh HOST 'cmd'`.
+fn on_host(host: Option<&str>, command: &str) -> String {
+    match host {
+        Some(host) => format!("ssh {host} {}", single_quote(command)),
+        None => command.to_owned(),
+    }
+}
+
+/// Quotes a string for a POSIX shell.
+fn single_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// The log path for suggestions, or a placeholder the user can recognise.
+fn log_path_or_hint(server: &Server) -> String {
+    server
+        .log_path
+        .clone()
+        .unwrap_or_else(|| "<server log>".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_match_files() {
+        let mut seen = std::collections::BTreeSet::new();
+        for rule in ALL {
+            assert!(seen.insert(rule.id), "duplicate id {}", rule.id);
+            assert!(
+                rule.id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{} is not kebab-case",
+                rule.id
+            );
+        }
+        // Each id names its file: `port-unchecked` lives in `port_unchecked.rs`.
+        let files = [
+            ("port-unchecked", include_str!("port_unchecked.rs")),
+            ("drafter-unconfirmed", include_str!("drafter_unconfirmed.rs")),
+            ("ranks-uncounted", include_str!("ranks_uncounted.rs")),
+        ];
+        assert_eq!(files.len(), ALL.len());
+        for (id, text) in files {
+            assert!(text.contains(&format!("id: \"{id}\"")), "{id} is not declared in its file");
+        }
+    }
+
+    #[test]
+    fn docs_are_complete() {
+        for rule in ALL {
+            assert!(!rule.title.is_empty() && rule.title.len() <= 80, "{}", rule.id);
+            assert!(!rule.title.ends_with('.'), "{}: title ends with a period", rule.id);
+            assert!(!rule.title.contains('\n'), "{}", rule.id);
+            assert!(rule.why.len() > 40, "{}: why is too short", rule.id);
+            assert!(rule.example.len() > 40, "{}: example is too short", rule.id);
+            assert!(rule.check.len() > 10, "{}: check is too short", rule.id);
+        }
+    }
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(
+            on_host(Some("root@h"), "grep 'a' x"),
+            r"ssh root@h 'grep '\''a'\'' x'"
+        );
+    }
+}

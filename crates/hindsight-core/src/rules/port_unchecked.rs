@@ -1,0 +1,130 @@
+//! `port-unchecked`: a server was launched on a port, and nothing the agent
+//! saw shows the port listening or answering.
+
+use super::{
+    CheckStatus, Finding, Rule, Severity, describe, launch_ref, launch_span, observers, on_host,
+};
+use crate::parse::Signal;
+use crate::timeline::{Outcome, Server, Timeline, same_host};
+
+pub(super) const RULE: Rule = Rule {
+    id: "port-unchecked",
+    title: "Server launched, but its port was never seen listening or answering",
+    severity: Severity::Warning,
+    why: "A launch command returning, a live process or a log that stops at \
+\"100% Completed\" do not show that a server accepts connections. Engines do \
+minutes of work after loading weights (KV cache, CUDA graphs, warm-up) and can \
+hang or die before they bind the port. Until a socket listing shows the port \
+listening, a request gets an answer, or the log shows the HTTP server bound, \
+\"the server is up\" is an assumption.",
+    example: "The agent starts `python -m sglang.launch_server ... --port 8000 > \
+server.log 2>&1 &`, then runs `tail -5 server.log` and `ps aux | grep sglang` a \
+few times and moves on. No `ss`, `curl` or `Uvicorn running on` line ever \
+appears in its output.",
+    check: "List the listening sockets on the server's host and send one real \
+request: `ss -ltnp | grep :PORT` and `curl -sS -m 5 http://127.0.0.1:PORT/v1/models`.",
+    run,
+};
+
+fn run(timeline: &Timeline) -> Vec<Finding> {
+    timeline
+        .servers
+        .iter()
+        .filter(|s| s.launch.is_some())
+        .filter_map(|server| check(timeline, server))
+        .collect()
+}
+
+fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
+    let port = server.port()?;
+    let launch = launch_span(timeline, server)?;
+    let mut failed = Vec::new();
+    let mut looks = 0usize;
+    for checkpoint in observers(timeline, server) {
+        looks += 1;
+        for check in &checkpoint.port_checks {
+            if check.port != Some(port) {
+                continue;
+            }
+            // A request must go to the server's host: the same machine, or the
+            // server's address from elsewhere.
+            if check.request {
+                let target = check.target.as_deref().unwrap_or("");
+                let local = matches!(target, "localhost" | "127.0.0.1" | "0.0.0.0" | "[::1]");
+                let here = same_host(checkpoint.host.as_deref(), server.host.as_deref());
+                let remote = server
+                    .host
+                    .as_deref()
+                    .is_some_and(|h| same_host(Some(h), Some(target)));
+                if !(local && here || remote) {
+                    continue;
+                }
+            } else if !same_host(checkpoint.host.as_deref(), server.host.as_deref()) {
+                continue;
+            }
+            match check.outcome {
+                Outcome::Passed => return None,
+                Outcome::Failed | Outcome::Unknown => {
+                    failed.push(check.line.unwrap_or(checkpoint.span));
+                }
+            }
+        }
+        // The engine's own bind or readiness line, seen in the agent's output.
+        let bound = checkpoint.seen.iter().any(|line| match &line.log.signal {
+            Some(Signal::Bound { port: p, .. }) => p.is_none_or(|p| p == port),
+            Some(Signal::Ready) => true,
+            _ => false,
+        });
+        if bound {
+            return None;
+        }
+    }
+
+    let host = server.host.as_deref();
+    let suggestion = on_host(
+        host,
+        &format!("ss -ltnp | grep :{port}; curl -sS -m 5 http://127.0.0.1:{port}/v1/models"),
+    );
+    let mut evidence = vec![launch];
+    let (status, severity, message) = if failed.is_empty() {
+        if let Some(last) = observers(timeline, server).last() {
+            evidence.push(last.span);
+        }
+        (
+            CheckStatus::NotChecked,
+            RULE.severity,
+            format!(
+                "The {} was launched{}, and nothing the agent saw shows port {port} listening or \
+                 answering: {} later look{} at the server checked the log or the processes, none \
+                 the port.",
+                describe(server),
+                launch_ref(timeline, server),
+                looks,
+                if looks == 1 { "" } else { "s" },
+            ),
+        )
+    } else {
+        evidence.extend(failed.iter().copied());
+        (
+            CheckStatus::Failed,
+            Severity::Error,
+            format!(
+                "The {} was launched{}; the agent checked port {port} {} time{}, and no check \
+                 showed it listening or answering.",
+                describe(server),
+                launch_ref(timeline, server),
+                failed.len(),
+                if failed.len() == 1 { "" } else { "s" },
+            ),
+        )
+    };
+    Some(Finding {
+        rule: RULE.id,
+        severity,
+        status,
+        message,
+        evidence,
+        suggestion,
+        server: Some(server.id),
+    })
+}

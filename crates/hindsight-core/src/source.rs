@@ -1,0 +1,176 @@
+//! Named input sources, byte spans into them, and byte-offset → line lookup.
+//!
+//! Every event, checkpoint and finding points back into a [`Source`] through a
+//! [`Span`], so that a report can always quote the exact lines it relies on.
+
+use crate::parse::Format;
+
+/// One input: a transcript or a server log, with the name the user gave it
+/// (usually the file name; a pasted log is linked to its server by that name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// File name or label; used in evidence and to link logs to launches.
+    pub name: String,
+    /// The text. Invalid UTF-8 has already been replaced (see [`Source::from_bytes`]).
+    pub text: String,
+    /// A format chosen by the user; `None` means detect it.
+    pub format: Option<Format>,
+    /// Byte offset of the first invalid UTF-8 sequence in the original bytes, if any.
+    pub invalid_utf8_at: Option<usize>,
+}
+
+impl Source {
+    /// A source whose format will be detected.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            text: text.into(),
+            format: None,
+            invalid_utf8_at: None,
+        }
+    }
+
+    /// A source from raw bytes: invalid UTF-8 is replaced by U+FFFD and
+    /// remembered, so the analysis can say so instead of refusing the input.
+    pub fn from_bytes(name: impl Into<String>, bytes: &[u8]) -> Self {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::new(name, text),
+            Err(error) => {
+                let mut source = Self::new(name, String::from_utf8_lossy(bytes).into_owned());
+                source.invalid_utf8_at = Some(error.valid_up_to());
+                source
+            }
+        }
+    }
+
+    /// Forces a format instead of detecting it.
+    #[must_use]
+    pub fn with_format(mut self, format: Format) -> Self {
+        self.format = Some(format);
+        self
+    }
+}
+
+/// Index of a source in the slice given to [`crate::analyze`].
+pub type SourceId = usize;
+
+/// A byte range in one source. `end` is exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub source: SourceId,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(source: SourceId, start: usize, end: usize) -> Self {
+        Self { source, start, end }
+    }
+
+    /// The smallest span covering both (they must be in the same source).
+    #[must_use]
+    pub fn cover(self, other: Span) -> Span {
+        Span {
+            source: self.source,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// Line starts of one text, for turning byte offsets into 1-based line numbers.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
+        Self { starts }
+    }
+
+    /// 1-based line number of a byte offset.
+    pub fn line(&self, offset: usize) -> u32 {
+        let index = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        u32::try_from(index + 1).unwrap_or(u32::MAX)
+    }
+
+    /// Line numbers (1-based, inclusive) covered by a byte range.
+    pub fn lines(&self, start: usize, end: usize) -> (u32, u32) {
+        let last = if end > start { end - 1 } else { start };
+        (self.line(start), self.line(last))
+    }
+
+    /// Byte offset where the given 1-based line starts.
+    pub fn line_start(&self, line: u32) -> Option<usize> {
+        self.starts.get((line as usize).checked_sub(1)?).copied()
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &b)| (b == b'\n').then_some(i))
+}
+
+/// Iterates the lines of a text with their byte offsets; the `\n` (and a
+/// `\r` before it) is not part of the line.
+pub fn lines_with_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut offset = 0;
+    text.split_inclusive('\n').map(move |raw| {
+        let start = offset;
+        offset += raw.len();
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        (start, line)
+    })
+}
+
+/// Returns the largest char boundary `<= index`, so slicing never panics.
+pub fn floor_char_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_numbers_are_one_based_and_span_aware() {
+        let index = LineIndex::new("a\nbb\n\nccc");
+        assert_eq!(index.line(0), 1);
+        assert_eq!(index.line(2), 2);
+        assert_eq!(index.line(5), 3);
+        assert_eq!(index.line(6), 4);
+        assert_eq!(index.lines(2, 5), (2, 2));
+        assert_eq!(index.lines(2, 7), (2, 4));
+        assert_eq!(index.line_count(), 4);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_remembered() {
+        let source = Source::from_bytes("x.log", b"ok\n\xff\xfebad\n");
+        assert_eq!(source.invalid_utf8_at, Some(3));
+        assert!(source.text.contains("bad"));
+    }
+
+    #[test]
+    fn lines_keep_offsets_and_drop_crlf() {
+        let lines: Vec<_> = lines_with_offsets("a\r\nb\nc").collect();
+        assert_eq!(lines, vec![(0, "a"), (3, "b"), (5, "c")]);
+    }
+}

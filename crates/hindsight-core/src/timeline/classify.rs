@@ -1,0 +1,386 @@
+//! What a command is (build, kill, launch, verify, wait) and what it observes.
+//!
+//! This is the only place that knows which programs do what. A tool call with
+//! several commands takes the kind of its most consequential one: launching a
+//! server matters more than the `sleep` or `tail` around it.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::parse::shell::SimpleCommand;
+
+/// The kind of a checkpoint, from most to least consequential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckpointKind {
+    Launch,
+    Kill,
+    Build,
+    Verify,
+    Wait,
+    Other,
+}
+
+impl CheckpointKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckpointKind::Launch => "launch",
+            CheckpointKind::Kill => "kill",
+            CheckpointKind::Build => "build",
+            CheckpointKind::Verify => "verify",
+            CheckpointKind::Wait => "wait",
+            CheckpointKind::Other => "other",
+        }
+    }
+}
+
+/// The kind of one simple command.
+pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
+    let argv = &command.argv;
+    let program = command.program();
+    let arg = |i: usize| argv.get(i).map(String::as_str).unwrap_or("");
+    if crate::engine::launch_from_argv(argv).is_some() {
+        return CheckpointKind::Launch;
+    }
+    match program {
+        "kill" | "pkill" | "killall" | "skill" => return CheckpointKind::Kill,
+        "fuser" if argv.iter().any(|a| a == "-k" || a.starts_with("-k")) => {
+            return CheckpointKind::Kill;
+        }
+        "systemctl" | "service" => {
+            return match (arg(1), arg(2)) {
+                ("stop" | "kill", _) | (_, "stop") => CheckpointKind::Kill,
+                ("start" | "restart", _) | (_, "start" | "restart") => CheckpointKind::Launch,
+                _ => CheckpointKind::Verify,
+            };
+        }
+        "docker" | "podman" => {
+            return match arg(1) {
+                "stop" | "kill" | "rm" => CheckpointKind::Kill,
+                "run" | "start" | "restart" => CheckpointKind::Launch,
+                "build" => CheckpointKind::Build,
+                _ => CheckpointKind::Verify,
+            };
+        }
+        "pip" | "pip3" | "uv" | "conda" | "mamba" | "apt-get" | "apt" | "yum" | "dnf" => {
+            return if argv.iter().any(|a| a == "install" || a == "wheel" || a == "sync") {
+                CheckpointKind::Build
+            } else {
+                CheckpointKind::Verify
+            };
+        }
+        "make" | "cmake" | "ninja" | "nvcc" | "gcc" | "g++" | "maturin" | "bazel" => {
+            return CheckpointKind::Build;
+        }
+        "cargo" if matches!(arg(1), "build" | "install") => return CheckpointKind::Build,
+        "sleep" | "wait" | "watch" => return CheckpointKind::Wait,
+        _ => {}
+    }
+    if program.starts_with("python") {
+        let module = argv
+            .iter()
+            .position(|a| a == "-m")
+            .and_then(|i| argv.get(i + 1))
+            .map(String::as_str);
+        if matches!(module, Some("pip" | "build")) && argv.iter().any(|a| a == "install" || a == "wheel")
+            || module == Some("build")
+            || argv.iter().any(|a| a.ends_with("setup.py"))
+        {
+            return CheckpointKind::Build;
+        }
+        if argv.iter().any(|a| a == "-c") {
+            return CheckpointKind::Verify;
+        }
+        return CheckpointKind::Other;
+    }
+    if VERIFY_PROGRAMS.contains(&program) {
+        return CheckpointKind::Verify;
+    }
+    CheckpointKind::Other
+}
+
+/// Programs that look at state without changing it.
+const VERIFY_PROGRAMS: &[&str] = &[
+    "curl", "wget", "http", "nc", "ncat", "ss", "netstat", "lsof", "nvidia-smi", "ps", "pgrep",
+    "tail", "head", "cat", "less", "grep", "egrep", "rg", "wc", "ls", "journalctl", "free", "df",
+    "du", "top", "htop", "nvtop", "stat", "file", "ldd", "readelf", "nm", "find", "which", "test",
+    "awk", "sed", "sort", "uniq", "tr", "cut", "jq",
+];
+
+/// What a command lets the agent see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Observation {
+    /// A socket listing filtered for a port (`ss -ltnp | grep 8000`, `lsof -i :8000`).
+    PortListing { port: Option<u16> },
+    /// An HTTP request (`curl http://127.0.0.1:8000/health`).
+    Http {
+        url: String,
+        host: String,
+        port: Option<u16>,
+    },
+    /// A read of a file, whole or through a window.
+    FileRead { path: String, window: Window },
+    /// A process list (`ps`, `pgrep`), possibly cut by a piped `head -N`.
+    Processes { limit: Option<u32> },
+    /// GPU state (`nvidia-smi`).
+    Gpus,
+}
+
+/// How much of a file a read shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Window {
+    All,
+    Tail(u32),
+    Head(u32),
+    Grep { pattern: String, inverted: bool },
+    Count,
+}
+
+static URL: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^(?:(https?)://)?(\[[^\]]+\]|[A-Za-z0-9.-]+)(?::(\d+))?(/\S*)?$").ok()
+});
+
+/// Observations of every command in one tool call (pipelines included:
+/// `ss -ltn | grep 8000` is one port listing filtered for 8000).
+pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
+    let mut found = Vec::new();
+    for (i, command) in commands.iter().enumerate() {
+        let argv = &command.argv;
+        let program = command.program();
+        // The rest of this pipeline, for filters such as `| grep 8000`.
+        let pipeline_filter = || {
+            commands[i + 1..]
+                .iter()
+                .take_while(|c| c.piped_from_previous)
+                .filter(|c| matches!(c.program(), "grep" | "egrep" | "rg"))
+                .flat_map(|c| c.argv[1..].iter())
+                .find_map(|a| port_in(a))
+        };
+        match program {
+            "ss" | "netstat" => found.push(Observation::PortListing {
+                port: argv[1..]
+                    .iter()
+                    .find_map(|a| port_in(a))
+                    .or_else(pipeline_filter),
+            }),
+            "lsof" => {
+                if let Some(at) = argv.iter().position(|a| a.starts_with("-i")) {
+                    let spec = if argv[at].len() > 2 {
+                        argv[at][2..].to_owned()
+                    } else {
+                        argv.get(at + 1).cloned().unwrap_or_default()
+                    };
+                    found.push(Observation::PortListing {
+                        port: port_in(&spec).or_else(pipeline_filter),
+                    });
+                }
+            }
+            "nc" | "ncat" => {
+                let words: Vec<&String> = argv[1..].iter().filter(|a| !a.starts_with('-')).collect();
+                if let [host, port, ..] = words.as_slice() {
+                    found.push(Observation::Http {
+                        url: format!("{host}:{port}"),
+                        host: (*host).clone(),
+                        port: port.parse().ok(),
+                    });
+                }
+            }
+            "curl" | "wget" | "http" => {
+                for word in argv[1..].iter().filter(|a| !a.starts_with('-')) {
+                    if let Some(request) = http_target(word) {
+                        found.push(request);
+                        break;
+                    }
+                }
+            }
+            "nvidia-smi" => found.push(Observation::Gpus),
+            "ps" | "pgrep" => {
+                let limit = commands[i + 1..]
+                    .iter()
+                    .take_while(|c| c.piped_from_previous)
+                    .filter(|c| c.program() == "head")
+                    .find_map(|c| match file_read_window(c) {
+                        Window::Head(n) => Some(n),
+                        _ => None,
+                    });
+                found.push(Observation::Processes { limit });
+            }
+            "tail" | "head" | "cat" | "less" | "wc" | "grep" | "egrep" | "rg" => {
+                if let Some(read) = file_read(command) {
+                    found.push(read);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+fn http_target(word: &str) -> Option<Observation> {
+    let captures = URL.as_ref()?.captures(word)?;
+    let scheme = captures.get(1).map(|m| m.as_str());
+    let host = captures.get(2)?.as_str();
+    let explicit_port = captures.get(3).and_then(|m| m.as_str().parse().ok());
+    // A bare word is only a URL when it has a scheme or a port.
+    if scheme.is_none() && explicit_port.is_none() {
+        return None;
+    }
+    let port = explicit_port.or(match scheme {
+        Some("https") => Some(443),
+        Some("http") => Some(80),
+        _ => None,
+    });
+    Some(Observation::Http {
+        url: word.to_owned(),
+        host: host.to_owned(),
+        port,
+    })
+}
+
+/// The port a filter or address word names (`8000`, `:8000`, `*:8000`, `tcp:8000`).
+pub fn port_in(word: &str) -> Option<u16> {
+    let digits = word
+        .trim_end_matches(['$', '\'', '"', ' ', ')'])
+        .rsplit([':', ' ', '('])
+        .next()?
+        .trim_start_matches(['\\', 'b']);
+    (digits.len() >= 2 && digits.chars().all(|c| c.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+        .filter(|port| *port > 0)
+}
+
+/// The window of a `head`/`tail` used as a filter (no file argument).
+fn file_read_window(command: &SimpleCommand) -> Window {
+    let mut with_path = command.clone();
+    with_path.argv.push("/dev/stdin".to_owned());
+    match file_read(&with_path) {
+        Some(Observation::FileRead { window, .. }) => window,
+        _ => Window::All,
+    }
+}
+
+fn file_read(command: &SimpleCommand) -> Option<Observation> {
+    let argv = &command.argv;
+    let program = command.program();
+    let mut number: Option<u32> = None;
+    let mut path: Option<String> = None;
+    let mut pattern: Option<String> = None;
+    let mut inverted = false;
+    let mut count = false;
+    let mut i = 1;
+    while let Some(word) = argv.get(i) {
+        if word == "-n" || word == "-c" && program != "grep" && program != "wc" {
+            number = argv.get(i + 1).and_then(|n| n.trim_start_matches('+').parse().ok());
+            i += 2;
+            continue;
+        }
+        if matches!(program, "grep" | "egrep" | "rg") {
+            if word == "-e" {
+                pattern = argv.get(i + 1).cloned();
+                i += 2;
+                continue;
+            }
+            if let Some(flags) = word.strip_prefix('-') {
+                inverted |= flags.contains('v') && !flags.starts_with('-');
+                count |= flags.contains('c') && !flags.starts_with('-');
+                i += 1;
+                continue;
+            }
+            if pattern.is_none() {
+                pattern = Some(word.clone());
+            } else {
+                path = Some(word.clone());
+            }
+            i += 1;
+            continue;
+        }
+        if let Some(flags) = word.strip_prefix('-') {
+            // `tail -5`, `head -20`, `tail -n5`.
+            let digits = flags.trim_start_matches('n');
+            if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+                number = digits.parse().ok();
+            }
+            i += 1;
+            continue;
+        }
+        path = Some(word.clone());
+        i += 1;
+    }
+    let path = path?;
+    let window = match program {
+        "tail" => Window::Tail(number.unwrap_or(10)),
+        "head" => Window::Head(number.unwrap_or(10)),
+        "wc" => Window::Count,
+        "grep" | "egrep" | "rg" if count => Window::Count,
+        "grep" | "egrep" | "rg" => Window::Grep {
+            pattern: pattern.unwrap_or_default(),
+            inverted,
+        },
+        _ => Window::All,
+    };
+    Some(Observation::FileRead { path, window })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::shell::parse;
+
+    fn kind(input: &str) -> Vec<CheckpointKind> {
+        parse(input).iter().map(kind_of).collect()
+    }
+
+    #[test]
+    fn url_pattern_compiles() {
+        assert!(URL.is_some());
+    }
+
+    #[test]
+    fn kinds_of_common_commands() {
+        use CheckpointKind::*;
+        assert_eq!(kind("pip install -e . && make -j8"), [Build, Build]);
+        assert_eq!(kind("kill -9 123; pkill -f vllm; fuser -k /dev/nvidia*"), [Kill, Kill, Kill]);
+        assert_eq!(kind("systemctl stop vllm"), [Kill]);
+        assert_eq!(kind("python -m sglang.launch_server --port 1"), [Launch]);
+        assert_eq!(kind("sleep 30; tail -5 x.log"), [Wait, Verify]);
+        assert_eq!(kind("python -c 'import sgl_kernel'"), [Verify]);
+        assert_eq!(kind("python3 -m pip install ./x"), [Build]);
+        assert_eq!(kind("cd /data"), [Other]);
+    }
+
+    #[test]
+    fn port_checks_and_requests() {
+        let obs = observations(&parse("ss -ltnp | grep :8000; curl -s http://127.0.0.1:8000/health"));
+        assert_eq!(obs[0], Observation::PortListing { port: Some(8000) });
+        assert_eq!(
+            obs[1],
+            Observation::Http {
+                url: "http://127.0.0.1:8000/health".into(),
+                host: "127.0.0.1".into(),
+                port: Some(8000)
+            }
+        );
+        let obs = observations(&parse("lsof -i :30000"));
+        assert_eq!(obs[0], Observation::PortListing { port: Some(30000) });
+        let obs = observations(&parse("curl -sf localhost:30000/v1/models"));
+        assert!(matches!(&obs[0], Observation::Http { port: Some(30000), .. }));
+    }
+
+    #[test]
+    fn file_windows() {
+        let obs = observations(&parse(
+            "wc -l /x.log; tail -5 /x.log; tail -n 20 /x.log | grep -v 'Loading safetensors'; grep -c TP /x.log",
+        ));
+        assert_eq!(obs[0], Observation::FileRead { path: "/x.log".into(), window: Window::Count });
+        assert_eq!(obs[1], Observation::FileRead { path: "/x.log".into(), window: Window::Tail(5) });
+        assert_eq!(obs[2], Observation::FileRead { path: "/x.log".into(), window: Window::Tail(20) });
+        assert_eq!(obs[3], Observation::FileRead { path: "/x.log".into(), window: Window::Count });
+        let obs = observations(&parse("ps aux | grep sglang | grep -v grep | head -3"));
+        assert_eq!(obs[0], Observation::Processes { limit: Some(3) });
+    }
+}

@@ -1,0 +1,655 @@
+//! From events to a timeline: checkpoints (build, kill, launch, verify, wait),
+//! servers with their lifecycle, and what the agent saw of each server.
+//!
+//! The timeline is all that rules see. It separates two views of a server:
+//! what its log shows happened ([`Server::lifecycle`]) and what the agent saw
+//! in its own tool output ([`Checkpoint::seen`]), because a finding is about
+//! the gap between them.
+
+pub mod classify;
+
+use std::collections::BTreeSet;
+
+use crate::engine::{Engine, ServerSettings, launch_from_argv};
+use crate::parse::logline::{LogLine, Signal, classify as classify_line, rank_in_text, strip_ansi};
+use crate::parse::shell::{self, SimpleCommand};
+use crate::parse::{EventKind, Format, Parsed, Role};
+use crate::source::{LineIndex, Source, SourceId, Span, floor_char_boundary, lines_with_offsets};
+
+pub use classify::{CheckpointKind, Observation, Window};
+
+/// One input as the timeline knows it.
+#[derive(Debug, Clone)]
+pub struct SourceInfo {
+    pub name: String,
+    pub format: Format,
+    pub detected: bool,
+    pub lines: LineIndex,
+}
+
+/// An action of the agent (or a human) in the transcript: one tool call.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    pub id: usize,
+    pub kind: CheckpointKind,
+    /// The command as written.
+    pub command: String,
+    /// Where it ran: the `ssh` destination, or the host of the prompt.
+    pub host: Option<String>,
+    pub time: Option<String>,
+    /// The message it belongs to (`[msg 3136]`).
+    pub message: Option<u64>,
+    pub span: Span,
+    pub output: Option<Span>,
+    pub commands: Vec<SimpleCommand>,
+    pub observations: Vec<Observation>,
+    /// Output lines the agent saw, classified as log lines.
+    pub seen: Vec<SeenLine>,
+    /// Port listings and requests, with what their output showed.
+    pub port_checks: Vec<PortCheck>,
+    pub by_human: bool,
+}
+
+/// The result of a check, kept three-way: passing, failing and unknown are
+/// different facts and must never be merged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Unknown,
+}
+
+/// A port listing or request and its outcome, read from the output.
+#[derive(Debug, Clone)]
+pub struct PortCheck {
+    pub port: Option<u16>,
+    /// The host a request went to (`127.0.0.1`), for requests.
+    pub target: Option<String>,
+    pub request: bool,
+    pub outcome: Outcome,
+    /// The output line that decided the outcome, if one did.
+    pub line: Option<Span>,
+}
+
+impl Checkpoint {
+    /// Whether this checkpoint reads the file at `path` (compared by file name
+    /// when one side is relative).
+    pub fn reads(&self, path: &str) -> Option<&Window> {
+        self.observations.iter().find_map(|o| match o {
+            Observation::FileRead { path: p, window } if same_path(p, path) => Some(window),
+            _ => None,
+        })
+    }
+}
+
+/// One output line the agent saw, with what it says as a log line.
+#[derive(Debug, Clone)]
+pub struct SeenLine {
+    pub span: Span,
+    pub log: LogLine,
+    /// A rank tag anywhere in the line (log prefix or process title).
+    pub rank: Option<String>,
+}
+
+/// Prose the agent wrote (a candidate claim; never evidence).
+#[derive(Debug, Clone)]
+pub struct Prose {
+    pub span: Span,
+    pub role: Role,
+    pub message: Option<u64>,
+}
+
+/// A phase of a server's life, as its log (or the agent's view of it) shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum PhaseKind {
+    Configured,
+    WeightsLoading,
+    WeightsLoaded,
+    DrafterLoaded,
+    KvCache,
+    CudaGraphs,
+    DraftCudaGraphs,
+    PortBound,
+    Ready,
+    Serving,
+    Failed,
+}
+
+impl PhaseKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PhaseKind::Configured => "configured",
+            PhaseKind::WeightsLoading => "weights-loading",
+            PhaseKind::WeightsLoaded => "weights-loaded",
+            PhaseKind::DrafterLoaded => "drafter-loaded",
+            PhaseKind::KvCache => "kv-cache",
+            PhaseKind::CudaGraphs => "cuda-graphs",
+            PhaseKind::DraftCudaGraphs => "draft-cuda-graphs",
+            PhaseKind::PortBound => "port-bound",
+            PhaseKind::Ready => "ready",
+            PhaseKind::Serving => "serving",
+            PhaseKind::Failed => "failed",
+        }
+    }
+}
+
+/// The first line showing a phase.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    pub kind: PhaseKind,
+    pub span: Span,
+    pub time: Option<String>,
+}
+
+/// What a server's log shows happened to it.
+#[derive(Debug, Clone, Default)]
+pub struct Lifecycle {
+    pub phases: Vec<Phase>,
+    pub ranks: BTreeSet<String>,
+    pub ready: bool,
+    pub drafter_loaded: bool,
+    pub failure: Option<(crate::parse::FailureKind, Span)>,
+    pub load_seconds: Option<u32>,
+    /// The last line of the log: where it stopped.
+    pub last_line: Option<Span>,
+    pub settings: ServerSettings,
+    pub bound_port: Option<u16>,
+}
+
+impl Lifecycle {
+    fn absorb(&mut self, span: Span, log: &LogLine, rank: Option<&str>) {
+        if let Some(rank) = rank.or(log.rank.as_deref()) {
+            self.ranks.insert(rank.to_owned());
+        }
+        self.last_line = Some(span);
+        let Some(signal) = &log.signal else {
+            return;
+        };
+        let phase = match signal {
+            Signal::Settings(settings) => {
+                self.settings.merge_missing(settings);
+                Some(PhaseKind::Configured)
+            }
+            Signal::WeightsBegin => Some(PhaseKind::WeightsLoading),
+            Signal::ShardProgress {
+                done,
+                total,
+                elapsed_seconds,
+                ..
+            } => {
+                if done == total {
+                    self.load_seconds = elapsed_seconds.or(self.load_seconds);
+                }
+                Some(if done == total {
+                    PhaseKind::WeightsLoaded
+                } else {
+                    PhaseKind::WeightsLoading
+                })
+            }
+            Signal::WeightsEnd { draft: true, .. } => {
+                self.drafter_loaded = true;
+                Some(PhaseKind::DrafterLoaded)
+            }
+            Signal::WeightsEnd { draft: false, .. } => Some(PhaseKind::WeightsLoaded),
+            Signal::KvCacheAllocated => Some(PhaseKind::KvCache),
+            Signal::CudaGraphBegin { .. } => None,
+            Signal::CudaGraphEnd { draft: true } => {
+                self.drafter_loaded = true;
+                Some(PhaseKind::DraftCudaGraphs)
+            }
+            Signal::CudaGraphEnd { draft: false } => Some(PhaseKind::CudaGraphs),
+            Signal::Bound { port, .. } => {
+                self.bound_port = self.bound_port.or(*port);
+                Some(PhaseKind::PortBound)
+            }
+            Signal::Ready => {
+                self.ready = true;
+                Some(PhaseKind::Ready)
+            }
+            Signal::Request { .. } => Some(PhaseKind::Serving),
+            Signal::DraftAccepting => {
+                self.drafter_loaded = true;
+                Some(PhaseKind::Serving)
+            }
+            Signal::Failure { kind } => {
+                if self.failure.is_none() {
+                    self.failure = Some((*kind, span));
+                }
+                Some(PhaseKind::Failed)
+            }
+        };
+        if let Some(kind) = phase {
+            if !self.phases.iter().any(|p| p.kind == kind) {
+                self.phases.push(Phase {
+                    kind,
+                    span,
+                    time: log.time.clone(),
+                });
+            }
+        }
+    }
+}
+
+/// A server the session launched, or whose log it was given.
+#[derive(Debug, Clone)]
+pub struct Server {
+    pub id: usize,
+    pub engine: Engine,
+    /// Where it runs (the launch's `ssh` destination or prompt host).
+    pub host: Option<String>,
+    /// Launch flags, completed by the engine's own settings dump in its log.
+    pub settings: ServerSettings,
+    pub log_path: Option<String>,
+    /// The launch checkpoint, when the transcript has one.
+    pub launch: Option<usize>,
+    /// The log source linked to this server, when one was given.
+    pub log_source: Option<SourceId>,
+    /// What the log (or, without a log, the agent's view) shows.
+    pub lifecycle: Lifecycle,
+    /// Checkpoints after the launch that looked at this server.
+    pub observed_by: Vec<usize>,
+}
+
+impl Server {
+    /// The port it serves on: explicit, from the log, or the engine's default.
+    pub fn port(&self) -> Option<u16> {
+        self.settings
+            .port
+            .or(self.lifecycle.bound_port)
+            .or_else(|| self.engine.default_port())
+    }
+
+    pub fn ready(&self) -> Option<bool> {
+        if self.lifecycle.ready {
+            Some(true)
+        } else if self.lifecycle.failure.is_some() {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    pub fn drafter_loaded(&self) -> Option<bool> {
+        if !self.settings.is_speculative() {
+            None
+        } else if self.lifecycle.drafter_loaded {
+            Some(true)
+        } else if self.lifecycle.failure.is_some() {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// Everything rules may look at.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    pub sources: Vec<SourceInfo>,
+    pub checkpoints: Vec<Checkpoint>,
+    pub servers: Vec<Server>,
+    pub prose: Vec<Prose>,
+}
+
+impl Timeline {
+    /// The text a span covers (empty when the span is out of range).
+    pub fn text<'a>(&self, sources: &'a [Source], span: Span) -> &'a str {
+        sources
+            .get(span.source)
+            .and_then(|s| s.text.get(span.start..span.end))
+            .unwrap_or("")
+    }
+}
+
+/// Builds the timeline from parsed sources.
+pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline {
+    let mut timeline = Timeline {
+        sources: sources
+            .iter()
+            .zip(parsed)
+            .map(|(source, (format, detected, _))| SourceInfo {
+                name: source.name.clone(),
+                format: *format,
+                detected: *detected,
+                lines: LineIndex::new(&source.text),
+            })
+            .collect(),
+        ..Timeline::default()
+    };
+
+    for (source_id, (format, _, parsed)) in parsed.iter().enumerate() {
+        if format.is_log() {
+            continue;
+        }
+        collect_checkpoints(&mut timeline, &sources[source_id], parsed);
+    }
+    create_servers(&mut timeline);
+    link_logs(&mut timeline, sources, parsed);
+    attribute_observations(&mut timeline);
+    timeline
+}
+
+fn collect_checkpoints(timeline: &mut Timeline, source: &Source, parsed: &Parsed) {
+    let mut message = None;
+    let first = timeline.checkpoints.len();
+    // Event index → checkpoint id, to attach outputs to their commands.
+    let mut by_event = std::collections::BTreeMap::new();
+    for (index, event) in parsed.events.iter().enumerate() {
+        match &event.kind {
+            EventKind::Message { index, .. } => message = *index,
+            EventKind::Prose { role } => timeline.prose.push(Prose {
+                span: event.span,
+                role: *role,
+                message,
+            }),
+            EventKind::Command {
+                text,
+                actor,
+                prompt_host,
+            } => {
+                let commands = shell::parse(text);
+                let kind = commands
+                    .iter()
+                    .map(classify::kind_of)
+                    .min()
+                    .unwrap_or(CheckpointKind::Other);
+                let host = commands
+                    .iter()
+                    .find_map(|c| c.host.clone())
+                    .or_else(|| prompt_host.clone());
+                let observations = classify::observations(&commands);
+                let id = timeline.checkpoints.len();
+                by_event.insert(index, id);
+                timeline.checkpoints.push(Checkpoint {
+                    id,
+                    kind,
+                    command: text.clone(),
+                    host,
+                    time: None,
+                    message,
+                    span: event.span,
+                    output: None,
+                    commands,
+                    observations,
+                    seen: Vec::new(),
+                    port_checks: Vec::new(),
+                    by_human: *actor == crate::parse::Actor::Human,
+                });
+            }
+            EventKind::Output { command } => {
+                if let Some(&id) = by_event.get(command) {
+                    let seen = seen_lines(&source.text, event.span);
+                    if let Some(checkpoint) = timeline.checkpoints.get_mut(id) {
+                        checkpoint.output = Some(event.span);
+                        checkpoint.seen = seen;
+                    }
+                }
+            }
+            EventKind::Log(_) | EventKind::Unrecognized => {}
+        }
+    }
+    for checkpoint in &mut timeline.checkpoints[first..] {
+        checkpoint.port_checks = port_checks(checkpoint, &source.text);
+    }
+}
+
+/// Reads the outcome of each port listing and request from the output.
+fn port_checks(checkpoint: &Checkpoint, text: &str) -> Vec<PortCheck> {
+    let lines: Vec<(Span, &str)> = checkpoint
+        .seen
+        .iter()
+        .map(|l| (l.span, text.get(l.span.start..l.span.end).unwrap_or("")))
+        .collect();
+    let mut checks = Vec::new();
+    for observation in &checkpoint.observations {
+        match observation {
+            Observation::PortListing { port } => {
+                let listening = lines.iter().find(|(_, line)| {
+                    let on_port = port.is_none_or(|p| mentions_port(line, p));
+                    on_port && (line.contains("LISTEN") || line.contains("*:*"))
+                });
+                checks.push(PortCheck {
+                    port: *port,
+                    target: None,
+                    request: false,
+                    outcome: if listening.is_some() {
+                        Outcome::Passed
+                    } else {
+                        // An empty `ss | grep PORT` is the answer "not listening".
+                        Outcome::Failed
+                    },
+                    line: listening.map(|(span, _)| *span),
+                });
+            }
+            Observation::Http { host, port, .. } => {
+                let failure = lines.iter().find(|(_, line)| is_request_failure(line));
+                let outcome = match (failure, lines.is_empty()) {
+                    (Some(_), _) => Outcome::Failed,
+                    (None, true) => Outcome::Unknown,
+                    (None, false) => Outcome::Passed,
+                };
+                checks.push(PortCheck {
+                    port: *port,
+                    target: Some(host.clone()),
+                    request: true,
+                    outcome,
+                    line: failure.or(lines.first()).map(|(span, _)| *span),
+                });
+            }
+            _ => {}
+        }
+    }
+    checks
+}
+
+fn mentions_port(line: &str, port: u16) -> bool {
+    let needle = format!(":{port}");
+    line.match_indices(&needle).any(|(at, _)| {
+        !line[at + needle.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+fn is_request_failure(line: &str) -> bool {
+    const FAILURES: &[&str] = &[
+        "Connection refused",
+        "Failed to connect",
+        "Could not connect",
+        "Couldn't connect",
+        "curl: (",
+        "Empty reply from server",
+        "Connection reset",
+        "timed out",
+        "503 Service Unavailable",
+        "502 Bad Gateway",
+        "No route to host",
+        "Could not resolve host",
+    ];
+    FAILURES.iter().any(|f| line.contains(f))
+}
+
+/// Classifies every line of a tool output the way a log line would be.
+fn seen_lines(text: &str, span: Span) -> Vec<SeenLine> {
+    let Some(output) = text.get(span.start..span.end) else {
+        return Vec::new();
+    };
+    let mut seen = Vec::new();
+    for (offset, line) in lines_with_offsets(output) {
+        let examined = &line[..floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
+        let mut segment_start = 0;
+        for segment in examined.split('\r') {
+            let start = span.start + offset + segment_start;
+            segment_start += segment.len() + 1;
+            if segment.trim().is_empty() {
+                continue;
+            }
+            let clean = strip_ansi(segment);
+            seen.push(SeenLine {
+                span: Span::new(span.source, start, start + segment.len()),
+                log: classify_line(&clean),
+                rank: rank_in_text(&clean),
+            });
+        }
+    }
+    seen
+}
+
+fn create_servers(timeline: &mut Timeline) {
+    for checkpoint in &timeline.checkpoints {
+        for command in &checkpoint.commands {
+            let Some((engine, settings)) = launch_from_argv(&command.argv) else {
+                continue;
+            };
+            let id = timeline.servers.len();
+            timeline.servers.push(Server {
+                id,
+                engine,
+                host: command.host.clone().or_else(|| checkpoint.host.clone()),
+                settings,
+                log_path: command.stdout_path().map(str::to_owned),
+                launch: Some(checkpoint.id),
+                log_source: None,
+                lifecycle: Lifecycle::default(),
+                observed_by: Vec::new(),
+            });
+        }
+    }
+}
+
+/// Links each log source to its server: by the redirected path's file name,
+/// else to the only server of that engine without a log; a log nobody
+/// launched in the transcript becomes a server of its own.
+fn link_logs(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, bool, Parsed)]) {
+    for (source_id, (format, _, parsed)) in parsed.iter().enumerate() {
+        if !format.is_log() {
+            continue;
+        }
+        let name = &sources[source_id].name;
+        let engine = match format {
+            Format::SglangLog => Engine::Sglang,
+            Format::PastedText => Engine::Unknown,
+        };
+        let by_path = timeline.servers.iter().position(|s| {
+            s.log_source.is_none() && s.log_path.as_deref().is_some_and(|p| same_path(p, name))
+        });
+        let unlinked: Vec<usize> = timeline
+            .servers
+            .iter()
+            .filter(|s| s.log_source.is_none() && s.engine == engine)
+            .map(|s| s.id)
+            .collect();
+        let server_id = match (by_path, unlinked.as_slice()) {
+            (Some(id), _) => id,
+            (None, [only]) => *only,
+            _ => {
+                let id = timeline.servers.len();
+                timeline.servers.push(Server {
+                    id,
+                    engine,
+                    host: None,
+                    settings: ServerSettings::default(),
+                    log_path: Some(name.clone()),
+                    launch: None,
+                    log_source: None,
+                    lifecycle: Lifecycle::default(),
+                    observed_by: Vec::new(),
+                });
+                id
+            }
+        };
+        let server = &mut timeline.servers[server_id];
+        server.log_source = Some(source_id);
+        for event in &parsed.events {
+            if let EventKind::Log(log) = &event.kind {
+                server.lifecycle.absorb(event.span, log, None);
+            }
+        }
+        let from_log = server.lifecycle.settings.clone();
+        server.settings.merge_missing(&from_log);
+    }
+}
+
+/// Decides which server each checkpoint after a launch looked at, and for
+/// servers without a log, builds their lifecycle from what the agent saw.
+fn attribute_observations(timeline: &mut Timeline) {
+    for checkpoint in &timeline.checkpoints {
+        let candidates: Vec<usize> = timeline
+            .servers
+            .iter()
+            .filter(|s| s.launch.is_some_and(|l| l < checkpoint.id))
+            .map(|s| s.id)
+            .collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        let names_server = |server: &Server| {
+            server
+                .log_path
+                .as_deref()
+                .is_some_and(|p| checkpoint.reads(p).is_some())
+                || checkpoint.observations.iter().any(|o| match o {
+                    Observation::PortListing { port } => port.is_some() && *port == server.port(),
+                    Observation::Http { port, .. } => port.is_some() && *port == server.port(),
+                    _ => false,
+                })
+        };
+        let named: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&id| names_server(&timeline.servers[id]))
+            .collect();
+        let chosen = if named.is_empty() {
+            // Otherwise: the latest server launched on the same host.
+            candidates
+                .iter()
+                .copied()
+                .filter(|&id| same_host(timeline.servers[id].host.as_deref(), checkpoint.host.as_deref()))
+                .max()
+                .into_iter()
+                .collect()
+        } else {
+            named
+        };
+        for id in chosen {
+            timeline.servers[id].observed_by.push(checkpoint.id);
+        }
+    }
+    for server in &mut timeline.servers {
+        if server.log_source.is_some() {
+            continue;
+        }
+        for &id in &server.observed_by {
+            for line in &timeline.checkpoints[id].seen {
+                server.lifecycle.absorb(line.span, &line.log, line.rank.as_deref());
+            }
+        }
+        let from_log = server.lifecycle.settings.clone();
+        server.settings.merge_missing(&from_log);
+    }
+}
+
+/// Compares hosts without the `user@` part; two unknown hosts are the same
+/// (both the local machine, as far as the transcript tells).
+pub fn same_host(a: Option<&str>, b: Option<&str>) -> bool {
+    let strip = |h: &str| h.rsplit('@').next().unwrap_or(h).to_ascii_lowercase();
+    match (a, b) {
+        (Some(a), Some(b)) => strip(a) == strip(b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Compares two paths; when either is a bare file name, by file name only.
+pub fn same_path(a: &str, b: &str) -> bool {
+    let file = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_owned();
+    if a == b {
+        return true;
+    }
+    let bare = !a.contains('/') || !b.contains('/');
+    bare && file(a) == file(b) && !file(a).is_empty()
+}
