@@ -234,6 +234,13 @@ impl Builder<'_> {
     }
 }
 
+/// Lines as `wc -l` would count them, plus an unterminated last line.
+fn line_count(text: &str) -> u64 {
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    let unterminated = usize::from(!text.is_empty() && !text.ends_with('\n'));
+    u64::try_from(newlines + unterminated).unwrap_or(u64::MAX)
+}
+
 /// Keeps evidence readable when a line is megabytes long.
 fn cap_line_length(text: &str) -> String {
     const MAX: usize = 2000;
@@ -269,8 +276,7 @@ pub fn build(
                 name: info.name.clone(),
                 format: info.format,
                 format_detected: info.detected,
-                lines: u64::try_from(if source.text.is_empty() { 0 } else { info.lines.line_count() })
-                    .unwrap_or(u64::MAX),
+                lines: line_count(&source.text),
                 bytes: u64::try_from(source.text.len()).unwrap_or(u64::MAX),
             })
             .collect(),

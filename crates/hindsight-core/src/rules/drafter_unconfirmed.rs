@@ -54,7 +54,14 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
                 return None;
             }
         }
-        last_seen = checkpoint.seen.last().map(|l| l.span).or(Some(checkpoint.span));
+        // The last log line the agent saw: what it based its belief on.
+        last_seen = checkpoint
+            .seen
+            .iter()
+            .rev()
+            .find(|l| l.log.signal.is_some() || l.log.time.is_some())
+            .map(|l| l.span)
+            .or(Some(checkpoint.span));
     }
 
     let what = match (&server.settings.speculative_algorithm, &server.settings.draft_model) {

@@ -5,6 +5,7 @@
 //! and `docs/rules.md` are all generated from them). Rules see only the
 //! [`Timeline`]; they never read raw text.
 
+pub mod docs;
 mod drafter_unconfirmed;
 mod port_unchecked;
 mod ranks_uncounted;
