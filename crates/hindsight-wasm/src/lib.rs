@@ -1,0 +1,1 @@
+//! wasm-bindgen API of hindsight (skeleton; being filled in).

@@ -1,0 +1,1 @@
+//! Helpers for the workspace tests: loading `examples/` cases.

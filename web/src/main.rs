@@ -1,0 +1,2 @@
+//! The postmortem page (skeleton; being filled in).
+fn main() {}
