@@ -23,7 +23,7 @@ pub const REPORT_VERSION: u32 = 1;
 /// The whole analysis of one session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "tsify", derive(tsify::Tsify), tsify(into_wasm_abi))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct Report {
     /// Always 1 for this format.
     pub version: u32,
