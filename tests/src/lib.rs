@@ -1,1 +1,103 @@
-//! Helpers for the workspace tests: loading `examples/` cases.
+//! Helpers for the workspace tests: the cases under `examples/` and golden files.
+//!
+//! A case is a folder holding input files (a transcript and any logs) plus
+//! `expected.json` (what must be found, asserted exactly) and `report.json`
+//! (the full report, a golden file). Set `UPDATE_GOLDEN=1` to rewrite golden
+//! files after an intended change, then review the diff.
+
+use std::path::{Path, PathBuf};
+
+use hindsight_core::Source;
+
+/// Files in a case folder that are not inputs.
+const NOT_INPUTS: &[&str] = &["expected.json", "report.json", "notes.md", "README.md"];
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Every case folder under `examples/`, sorted.
+pub fn cases() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.join("expected.json").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    cases
+}
+
+/// The input files of a case, sorted by name (the order the CLI is given them).
+pub fn inputs(case: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(case)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| !NOT_INPUTS.contains(&n))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The sources of a case, read as the CLI reads them.
+pub fn sources(case: &Path) -> Vec<Source> {
+    inputs(case)
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).unwrap_or_default();
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Source::from_bytes(name, &bytes)
+        })
+        .collect()
+}
+
+/// Whether golden files should be rewritten instead of compared.
+pub fn updating() -> bool {
+    std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| !v.is_empty())
+}
+
+/// Compares `actual` with the golden file at `path`, or rewrites it when updating.
+/// Returns a message describing the difference, if any.
+pub fn check_golden(path: &Path, actual: &str) -> Option<String> {
+    if updating() {
+        return std::fs::write(path, actual)
+            .err()
+            .map(|e| format!("cannot write {}: {e}", path.display()));
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    if expected == actual {
+        return None;
+    }
+    let first_difference = expected
+        .lines()
+        .zip(actual.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.lines().count().min(actual.lines().count()));
+    Some(format!(
+        "{} differs from the output (first at line {}):\n  golden: {:?}\n  actual: {:?}\n\
+         Rerun with UPDATE_GOLDEN=1 if the change is intended, and review the diff.",
+        path.display(),
+        first_difference + 1,
+        expected.lines().nth(first_difference).unwrap_or("<end>"),
+        actual.lines().nth(first_difference).unwrap_or("<end>"),
+    ))
+}

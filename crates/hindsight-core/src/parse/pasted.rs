@@ -22,7 +22,7 @@ static MARKER: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 static PROMPT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:\([\w.-]+\)\s+)?(?:\[?([\w.-]+@[\w.-]+)(?::[^\s$#]*|\s+[^\]\s]+\])?\s?[$#]|\$)\s(.*)$",
+        r"^(?:\([\w.-]+\)\s+)?(?:\[?([\w.-]+@[\w.-]+)(?::[^\s$#]*|\s+[^\]\s]+\])?\s?[$#]|\$)(?:\s(.*))?$",
     )
     .ok()
 });
@@ -32,14 +32,12 @@ pub fn is_message_marker(line: &str) -> bool {
     MARKER.as_ref().is_some_and(|re| re.is_match(line))
 }
 
-/// A shell prompt line: the host it names (if any) and where the command starts.
+/// A shell prompt line: the host it names (if any) and where the command
+/// starts. The command may be empty: a bare prompt ends the previous output.
 pub fn prompt(line: &str) -> Option<(Option<String>, usize)> {
     let captures = PROMPT.as_ref()?.captures(line)?;
-    let command = captures.get(2)?;
-    if command.as_str().trim().is_empty() {
-        return None;
-    }
-    Some((captures.get(1).map(|m| m.as_str().to_owned()), command.start()))
+    let command_start = captures.get(2).map_or(line.len(), |m| m.start());
+    Some((captures.get(1).map(|m| m.as_str().to_owned()), command_start))
 }
 
 struct OpenCommand {
@@ -86,6 +84,9 @@ pub fn parse(text: &str, source: usize) -> Parsed {
         }
         if let Some((prompt_host, command_start)) = prompt(line) {
             close(&mut parsed, &mut open);
+            if line[command_start..].trim().is_empty() {
+                continue;
+            }
             let mut command = line[command_start..].to_owned();
             let mut end = offset + line.len();
             // Join continuation lines (`\`, open quotes, a trailing `&&`).

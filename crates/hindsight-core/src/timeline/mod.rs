@@ -180,8 +180,10 @@ impl Lifecycle {
                 elapsed_seconds,
                 ..
             } => {
-                if done == total {
-                    self.load_seconds = elapsed_seconds.or(self.load_seconds);
+                // The first bar to finish is the target model's; a drafter's
+                // small bar comes later and must not overwrite it.
+                if done == total && self.load_seconds.is_none() {
+                    self.load_seconds = *elapsed_seconds;
                 }
                 Some(if done == total {
                     PhaseKind::WeightsLoaded

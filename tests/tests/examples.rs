@@ -1,0 +1,149 @@
+//! Golden tests over `examples/`: every case's findings, checkpoints and
+//! servers are asserted exactly from `expected.json`, and the whole report
+//! must equal `report.json` (the same file the wasm browser tests compare with).
+
+use hindsight_core::analyze;
+use hindsight_tests::{cases, check_golden, sources};
+use serde_json::{Value, json};
+
+/// The facts a case's `expected.json` pins down, extracted from a report.
+fn facts(report: &Value) -> Value {
+    let mut kinds: Vec<Value> = Vec::new();
+    for checkpoint in report["checkpoints"].as_array().into_iter().flatten() {
+        let kind = checkpoint["kind"].clone();
+        if kinds.last() != Some(&kind) {
+            kinds.push(kind);
+        }
+    }
+    let servers: Vec<Value> = report["servers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            json!({
+                "engine": s["engine"], "host": s["host"], "port": s["port"], "tp_size": s["tp_size"],
+                "draft_model": s["draft_model"], "ready": s["ready"],
+                "drafter_loaded": s["drafter_loaded"], "ranks_expected": s["ranks_expected"],
+                "ranks_seen": s["ranks_seen"], "log_source": s["log_source"],
+            })
+        })
+        .collect();
+    let findings: Vec<Value> = report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let evidence: Vec<String> = f["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|e| {
+                    let (start, end) = (e["line_start"].as_u64(), e["line_end"].as_u64());
+                    let source = e["source"].as_str().unwrap_or("");
+                    match (start, end) {
+                        (Some(s), Some(e)) if s == e => format!("{source}:{s}"),
+                        (Some(s), Some(e)) => format!("{source}:{s}-{e}"),
+                        _ => source.to_owned(),
+                    }
+                })
+                .collect();
+            json!({
+                "rule": f["rule"], "severity": f["severity"], "status": f["status"],
+                "evidence": evidence,
+            })
+        })
+        .collect();
+    json!({ "checkpoint_kinds": kinds, "servers": servers, "findings": findings })
+}
+
+#[test]
+fn every_case_matches_its_expected_findings_and_golden_report() {
+    let cases = cases();
+    assert!(cases.len() >= 2, "examples/ has no cases");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let report = analyze(&sources(case));
+        let json = report.to_json() + "\n";
+        if let Some(difference) = check_golden(&case.join("report.json"), &json) {
+            failures.push(difference);
+        }
+        let value: Value = serde_json::from_str(&json).unwrap_or(Value::Null);
+        let actual = serde_json::to_string_pretty(&facts(&value)).unwrap_or_default() + "\n";
+        if let Some(difference) = check_golden(&case.join("expected.json"), &actual) {
+            failures.push(difference);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
+    let case = hindsight_tests::root().join("examples/seed-sglang-eagle3");
+    let report = analyze(&sources(&case));
+    let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(rules, ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]);
+
+    let kinds: Vec<&str> = report.checkpoints.iter().map(|c| c.kind_name()).collect();
+    let first = |kind: &str| kinds.iter().position(|k| *k == kind);
+    let order = ["build", "kill", "launch", "verify"].map(first);
+    assert!(order.iter().all(Option::is_some), "{kinds:?}");
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{kinds:?}");
+
+    let [server] = report.servers.as_slice() else {
+        panic!("one server expected, got {:?}", report.servers);
+    };
+    assert_eq!(server.engine_name(), "sglang");
+    assert_eq!(server.tp_size, Some(8));
+    assert_eq!(server.port, Some(8000));
+    assert_eq!(server.draft_model.as_deref(), Some("/data/eagle3/aq-medai-k2-drafter"));
+    assert_eq!(server.host.as_deref(), Some("root@10.1.230.174"));
+    assert_eq!(server.log_source.as_deref(), Some("sglang_eagle3_aqmedai.log"));
+    assert_eq!(server.load_seconds, Some(34));
+    // The log stops after the weights: readiness and the drafter are unknown, not false.
+    assert_eq!(server.ready, None);
+    assert_eq!(server.drafter_loaded, None);
+    assert_eq!((server.ranks_expected, server.ranks_seen), (8, 8));
+
+    // Each finding quotes the launch line (msg 3131) first, with the real command.
+    for finding in &report.findings {
+        let launch = &finding.evidence[0];
+        assert_eq!(launch.source, "transcript.txt");
+        assert!(launch.text.contains("--tp-size 8"), "{}", finding.rule);
+        assert!(finding.suggestion.starts_with("ssh root@10.1.230.174 '"), "{}", finding.suggestion);
+    }
+    let port = &report.findings[0];
+    assert!(port.suggestion.contains(":8000"));
+    let drafter = &report.findings[1];
+    assert!(drafter.suggestion.contains("/data/eagle3/synth_10k/sglang_eagle3_aqmedai.log"));
+    assert!(drafter.evidence.iter().any(|e| e.text.contains("64/64 [00:34")));
+    let ranks = &report.findings[2];
+    assert!(ranks.message.contains("head -3"), "{}", ranks.message);
+    assert!(ranks.evidence.iter().any(|e| e.text.contains("46294")));
+}
+
+#[test]
+fn diligent_case_has_no_findings_and_a_ready_server() {
+    let case = hindsight_tests::root().join("examples/diligent-sglang-verified");
+    let report = analyze(&sources(&case));
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    let server = &report.servers[0];
+    assert_eq!(server.ready, Some(true));
+    assert_eq!(server.drafter_loaded, Some(true));
+    assert_eq!((server.ranks_expected, server.ranks_seen), (4, 4));
+    assert_eq!(server.port, Some(30000));
+}
+
+#[test]
+fn the_transcript_alone_still_yields_the_three_findings() {
+    // Without the log, the server is known only from its launch flags.
+    let case = hindsight_tests::root().join("examples/seed-sglang-eagle3");
+    let transcript: Vec<_> = sources(&case)
+        .into_iter()
+        .filter(|s| s.name == "transcript.txt")
+        .collect();
+    let report = analyze(&transcript);
+    let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(rules, ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]);
+    assert_eq!(report.servers[0].ranks_seen, 0);
+    assert_eq!(report.servers[0].tp_size, Some(8));
+}
