@@ -20,7 +20,10 @@ fn cli(args: &[&str], stdin: &str, terminal: bool) -> Output {
         stdout_is_terminal: terminal,
         no_color: false,
     };
-    let code = run(std::iter::once("hindsight").chain(args.iter().copied()), &mut io);
+    let code = run(
+        std::iter::once("hindsight").chain(args.iter().copied()),
+        &mut io,
+    );
     Output {
         code,
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
@@ -59,7 +62,11 @@ fn text_output_is_plain_off_a_terminal_and_coloured_on_one() {
     for rule in ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"] {
         assert!(plain.stdout.contains(&format!("warning[{rule}]")), "{rule}");
     }
-    assert!(plain.stdout.contains("= check: ssh root@10.1.230.174 'ss -ltnp | grep :8000"));
+    assert!(
+        plain
+            .stdout
+            .contains("= check: ssh root@10.1.230.174 'ss -ltnp | grep :8000")
+    );
     assert!(plain.stdout.contains("--> transcript.txt:59"));
 
     let coloured = cli(&args, "", true);
@@ -108,12 +115,26 @@ fn unreadable_files_and_bad_flags_fail_with_one_clear_line() {
 
     let out = cli(&["analyze", "--input-format", "nope", "x"], "", false);
     assert_eq!(out.code, EXIT_ERROR);
-    assert!(out.stderr.contains("unknown format `nope`; known: pasted-text, sglang-log"));
+    assert!(
+        out.stderr
+            .contains("unknown format `nope`; known: pasted-text, sglang-log")
+    );
 }
 
 #[test]
 fn input_format_can_be_forced() {
-    let out = cli(&["analyze", "--format", "json", "--input-format", "sglang-log", "-"], "$ ls\n", false);
+    let out = cli(
+        &[
+            "analyze",
+            "--format",
+            "json",
+            "--input-format",
+            "sglang-log",
+            "-",
+        ],
+        "$ ls\n",
+        false,
+    );
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
     assert_eq!(report["sources"][0]["format"], "sglang-log");
     assert_eq!(report["sources"][0]["format_detected"], false);
@@ -133,14 +154,20 @@ fn rules_and_explain() {
 
     let out = cli(&["explain", "no-such-rule"], "", false);
     assert_eq!(out.code, EXIT_ERROR);
-    assert!(out.stderr.contains("no rule `no-such-rule`; known rules: port-unchecked"));
+    assert!(
+        out.stderr
+            .contains("no rule `no-such-rule`; known rules: port-unchecked")
+    );
 }
 
 #[test]
 fn version_and_help_go_to_stdout() {
     let out = cli(&["--version"], "", false);
     assert_eq!(out.code, EXIT_OK);
-    assert_eq!(out.stdout.trim(), format!("hindsight {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        out.stdout.trim(),
+        format!("hindsight {}", env!("CARGO_PKG_VERSION"))
+    );
     let out = cli(&["analyze", "--help"], "", false);
     assert_eq!(out.code, EXIT_OK);
     assert!(out.stdout.contains("Examples:"));

@@ -81,7 +81,10 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
     let case = hindsight_tests::root().join("examples/seed-sglang-eagle3");
     let report = analyze(&sources(&case));
     let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
-    assert_eq!(rules, ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]);
+    assert_eq!(
+        rules,
+        ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]
+    );
 
     let kinds: Vec<&str> = report.checkpoints.iter().map(|c| c.kind_name()).collect();
     let first = |kind: &str| kinds.iter().position(|k| *k == kind);
@@ -95,9 +98,15 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
     assert_eq!(server.engine_name(), "sglang");
     assert_eq!(server.tp_size, Some(8));
     assert_eq!(server.port, Some(8000));
-    assert_eq!(server.draft_model.as_deref(), Some("/data/eagle3/aq-medai-k2-drafter"));
+    assert_eq!(
+        server.draft_model.as_deref(),
+        Some("/data/eagle3/aq-medai-k2-drafter")
+    );
     assert_eq!(server.host.as_deref(), Some("root@10.1.230.174"));
-    assert_eq!(server.log_source.as_deref(), Some("sglang_eagle3_aqmedai.log"));
+    assert_eq!(
+        server.log_source.as_deref(),
+        Some("sglang_eagle3_aqmedai.log")
+    );
     assert_eq!(server.load_seconds, Some(34));
     // The log stops after the weights: readiness and the drafter are unknown, not false.
     assert_eq!(server.ready, None);
@@ -109,13 +118,26 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
         let launch = &finding.evidence[0];
         assert_eq!(launch.source, "transcript.txt");
         assert!(launch.text.contains("--tp-size 8"), "{}", finding.rule);
-        assert!(finding.suggestion.starts_with("ssh root@10.1.230.174 '"), "{}", finding.suggestion);
+        assert!(
+            finding.suggestion.starts_with("ssh root@10.1.230.174 '"),
+            "{}",
+            finding.suggestion
+        );
     }
     let port = &report.findings[0];
     assert!(port.suggestion.contains(":8000"));
     let drafter = &report.findings[1];
-    assert!(drafter.suggestion.contains("/data/eagle3/synth_10k/sglang_eagle3_aqmedai.log"));
-    assert!(drafter.evidence.iter().any(|e| e.text.contains("64/64 [00:34")));
+    assert!(
+        drafter
+            .suggestion
+            .contains("/data/eagle3/synth_10k/sglang_eagle3_aqmedai.log")
+    );
+    assert!(
+        drafter
+            .evidence
+            .iter()
+            .any(|e| e.text.contains("64/64 [00:34"))
+    );
     let ranks = &report.findings[2];
     assert!(ranks.message.contains("head -3"), "{}", ranks.message);
     assert!(ranks.evidence.iter().any(|e| e.text.contains("46294")));
@@ -143,7 +165,10 @@ fn the_transcript_alone_still_yields_the_three_findings() {
         .collect();
     let report = analyze(&transcript);
     let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
-    assert_eq!(rules, ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]);
+    assert_eq!(
+        rules,
+        ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]
+    );
     assert_eq!(report.servers[0].ranks_seen, 0);
     assert_eq!(report.servers[0].tp_size, Some(8));
 }

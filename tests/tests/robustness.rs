@@ -2,7 +2,8 @@
 
 use hindsight_core::{Source, analyze};
 
-const LAUNCH: &str = "$ python -m sglang.launch_server --model-path /m --tp 2 --port 30000 > s.log 2>&1 &\n";
+const LAUNCH: &str =
+    "$ python -m sglang.launch_server --model-path /m --tp 2 --port 30000 > s.log 2>&1 &\n";
 
 /// A tiny deterministic generator, so failures reproduce.
 fn noise(seed: u64, len: usize) -> Vec<u8> {
@@ -32,15 +33,42 @@ fn random_bytes_in_every_format_do_not_panic() {
 #[test]
 fn shell_and_prompt_fragments_do_not_panic() {
     let pieces = [
-        "$ ", "ssh ", "-p", " '", "\"", "\\", "&&", "|", ";", "&", ">", "2>&1", "\n", "[msg 1]",
-        "root@h:~# ", "python -m sglang.launch_server", " --tp", " 8", " --port", "=", "é", "\r",
-        "```", "Human:", "\u{1b}[31m", "Loading safetensors checkpoint shards: 100% Completed | 1/1 [",
+        "$ ",
+        "ssh ",
+        "-p",
+        " '",
+        "\"",
+        "\\",
+        "&&",
+        "|",
+        ";",
+        "&",
+        ">",
+        "2>&1",
+        "\n",
+        "[msg 1]",
+        "root@h:~# ",
+        "python -m sglang.launch_server",
+        " --tp",
+        " 8",
+        " --port",
+        "=",
+        "é",
+        "\r",
+        "```",
+        "Human:",
+        "\u{1b}[31m",
+        "Loading safetensors checkpoint shards: 100% Completed | 1/1 [",
     ];
     for seed in 0..500 {
         let picks = noise(seed, 40);
-        let text: String = picks.iter().map(|b| pieces[*b as usize % pieces.len()]).collect();
+        let text: String = picks
+            .iter()
+            .map(|b| pieces[*b as usize % pieces.len()])
+            .collect();
         let _ = analyze(&[Source::new("t.txt", text.clone())]);
-        let _ = analyze(&[Source::new("t.log", text).with_format(hindsight_core::Format::SglangLog)]);
+        let _ =
+            analyze(&[Source::new("t.log", text).with_format(hindsight_core::Format::SglangLog)]);
     }
 }
 
@@ -52,16 +80,43 @@ fn invalid_utf8_nul_bytes_and_a_huge_line_give_diagnostics_and_keep_the_rest() {
     bytes.extend_from_slice(&vec![b'x'; 5 * 1024 * 1024]);
     bytes.extend_from_slice(b"\n$ ss -ltnp | grep :30000\nLISTEN 0 4096 0.0.0.0:30000 0.0.0.0:*\n");
     let report = analyze(&[Source::from_bytes("t.txt", &bytes)]);
-    let messages: Vec<&str> = report.diagnostics.iter().map(|d| d.message.as_str()).collect();
-    assert!(messages.iter().any(|m| m.starts_with("invalid UTF-8")), "{messages:?}");
-    assert!(messages.iter().any(|m| m.starts_with("NUL bytes")), "{messages:?}");
-    assert!(messages.iter().any(|m| m.contains("bytes long")), "{messages:?}");
-    assert!(report.diagnostics.iter().all(|d| d.source == "t.txt" && d.line.is_some()));
+    let messages: Vec<&str> = report
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.starts_with("invalid UTF-8")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.starts_with("NUL bytes")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("bytes long")),
+        "{messages:?}"
+    );
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .all(|d| d.source == "t.txt" && d.line.is_some())
+    );
     // The launch before and the port check after the bad lines are both still seen.
     assert_eq!(report.servers.len(), 1);
-    assert!(report.findings.iter().all(|f| f.rule != "port-unchecked"), "{:#?}", report.findings);
+    assert!(
+        report.findings.iter().all(|f| f.rule != "port-unchecked"),
+        "{:#?}",
+        report.findings
+    );
     // Evidence never carries megabytes.
-    assert!(report.checkpoints.iter().all(|c| c.output.as_ref().is_none_or(|o| o.text.len() < 10_000)));
+    assert!(
+        report
+            .checkpoints
+            .iter()
+            .all(|c| c.output.as_ref().is_none_or(|o| o.text.len() < 10_000))
+    );
 }
 
 #[test]

@@ -23,7 +23,10 @@ fn every_example_report_validates_against_the_schema() {
     let validator = jsonschema::validator_for(&schema()).expect("the generated schema is valid");
     for case in cases() {
         let report = serde_json::to_value(analyze(&sources(&case))).unwrap_or_default();
-        let errors: Vec<String> = validator.iter_errors(&report).map(|e| e.to_string()).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| e.to_string())
+            .collect();
         assert!(errors.is_empty(), "{}: {errors:#?}", case.display());
         assert_eq!(report["version"], 1);
     }

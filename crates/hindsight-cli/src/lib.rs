@@ -186,11 +186,12 @@ fn read_sources(args: &AnalyzeArgs, stdin: &mut dyn Read) -> Result<Vec<Source>>
                 .context("cannot read standard input")?;
             ("stdin".to_owned(), bytes)
         } else {
-            let bytes = std::fs::read(path)
-                .with_context(|| format!("cannot read `{}`", path.display()))?;
-            let name = path
-                .file_name()
-                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
             (name, bytes)
         };
         let mut source = Source::from_bytes(name, &bytes);

@@ -7,7 +7,9 @@
 use serde::Serialize;
 
 /// The inference server program.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -83,7 +85,10 @@ impl ServerSettings {
         fill(&mut self.dp_size, &other.dp_size);
         fill(&mut self.ep_size, &other.ep_size);
         fill(&mut self.nnodes, &other.nnodes);
-        fill(&mut self.speculative_algorithm, &other.speculative_algorithm);
+        fill(
+            &mut self.speculative_algorithm,
+            &other.speculative_algorithm,
+        );
         fill(&mut self.draft_model, &other.draft_model);
         fill(&mut self.mem_fraction, &other.mem_fraction);
         self.enable_dp_attention |= other.enable_dp_attention;

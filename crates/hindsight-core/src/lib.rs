@@ -34,9 +34,7 @@ pub fn analyze(sources: &[Source]) -> Report {
                 diagnostics.push(diagnostic::Diagnostic::warning(
                     id,
                     Some(line),
-                    format!(
-                        "invalid UTF-8 from byte {at} on; bad bytes were replaced with U+FFFD"
-                    ),
+                    format!("invalid UTF-8 from byte {at} on; bad bytes were replaced with U+FFFD"),
                 ));
             }
             diagnostics.extend(diagnostic::scan_text(&source.text, id));

@@ -36,19 +36,33 @@ pub enum Signal {
         elapsed_seconds: Option<u32>,
     },
     /// `Load weight end. type=Arch`: `draft` when the architecture is a drafter.
-    WeightsEnd { arch: Option<String>, draft: bool },
+    WeightsEnd {
+        arch: Option<String>,
+        draft: bool,
+    },
     KvCacheAllocated,
-    CudaGraphBegin { draft: bool },
-    CudaGraphEnd { draft: bool },
+    CudaGraphBegin {
+        draft: bool,
+    },
+    CudaGraphEnd {
+        draft: bool,
+    },
     /// The HTTP socket is bound (`Uvicorn running on http://H:P`).
-    Bound { host: String, port: Option<u16> },
+    Bound {
+        host: String,
+        port: Option<u16>,
+    },
     /// The engine says it serves (`The server is fired up and ready to roll!`).
     Ready,
     /// A served request in the access log.
-    Request { status: Option<u16> },
+    Request {
+        status: Option<u16>,
+    },
     /// Speculative decoding at work (`accept len: 2.31`).
     DraftAccepting,
-    Failure { kind: FailureKind },
+    Failure {
+        kind: FailureKind,
+    },
 }
 
 /// The kinds of failure a log can show.
@@ -90,7 +104,10 @@ regex!(
     r"Loading (?:safetensors|pt) checkpoint shards:\s+(\d+)% Completed \| (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
 );
 regex!(WEIGHTS_END, r"(?i)load weight end\.(?:.*?\btype=(\w+))?");
-regex!(UVICORN, r"Uvicorn running on (?:https?://)?([^\s:/]+|\[[^\]]+\]):(\d+)");
+regex!(
+    UVICORN,
+    r"Uvicorn running on (?:https?://)?([^\s:/]+|\[[^\]]+\]):(\d+)"
+);
 regex!(
     ACCESS,
     r#""(?:GET|POST|PUT|DELETE|HEAD) [^"]*HTTP/[\d.]+" (\d{3})"#
@@ -101,7 +118,10 @@ regex!(
     VLLM_START,
     r"Starting vLLM (?:API )?server(?: \d+)? on (?:https?://)?([^\s:/]+|\[[^\]]+\]):(\d+)"
 );
-regex!(ANSI, r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|#033\[[0-9;]*m");
+regex!(
+    ANSI,
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|#033\[[0-9;]*m"
+);
 
 /// Removes ANSI colour and cursor sequences, including the `#033[` residue
 /// that syslog-style collectors leave behind.
@@ -119,17 +139,17 @@ pub fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
 pub fn classify(line: &str) -> LogLine {
     let mut result = LogLine::default();
     let mut message = line.trim_start_matches("> ").trim_start();
-    if message.starts_with('[') {
-        if let Some(captures) = SGLANG_PREFIX.as_ref().and_then(|re| re.captures(message)) {
-            result.time = captures.get(1).map(|m| m.as_str().to_owned());
-            result.rank = captures
-                .get(2)
-                .map(|m| m.as_str().trim())
-                .filter(|tag| !tag.is_empty())
-                .map(str::to_owned);
-            let end = captures.get(0).map_or(0, |m| m.end());
-            message = &message[end..];
-        }
+    if message.starts_with('[')
+        && let Some(captures) = SGLANG_PREFIX.as_ref().and_then(|re| re.captures(message))
+    {
+        result.time = captures.get(1).map(|m| m.as_str().to_owned());
+        result.rank = captures
+            .get(2)
+            .map(|m| m.as_str().trim())
+            .filter(|tag| !tag.is_empty())
+            .map(str::to_owned);
+        let end = captures.get(0).map_or(0, |m| m.end());
+        message = &message[end..];
     }
     result.signal = signal(message);
     result
@@ -211,12 +231,12 @@ fn signal(message: &str) -> Option<Signal> {
             return Some(Signal::DraftAccepting);
         }
     }
-    if message.contains("HTTP/1") {
-        if let Some(c) = capture(&ACCESS, message) {
-            return Some(Signal::Request {
-                status: c.get(1).and_then(|m| m.as_str().parse().ok()),
-            });
-        }
+    if message.contains("HTTP/1")
+        && let Some(c) = capture(&ACCESS, message)
+    {
+        return Some(Signal::Request {
+            status: c.get(1).and_then(|m| m.as_str().parse().ok()),
+        });
     }
     None
 }
@@ -312,8 +332,15 @@ mod tests {
     fn all_patterns_compile() {
         // Patterns are built lazily and a bad one would silently match nothing.
         for pattern in [
-            &SGLANG_PREFIX, &SHARDS, &WEIGHTS_END, &UVICORN, &ACCESS, &SERVER_ARGS_FIELD,
-            &ACCEPT_LEN, &VLLM_START, &ANSI,
+            &SGLANG_PREFIX,
+            &SHARDS,
+            &WEIGHTS_END,
+            &UVICORN,
+            &ACCESS,
+            &SERVER_ARGS_FIELD,
+            &ACCEPT_LEN,
+            &VLLM_START,
+            &ANSI,
         ] {
             assert!(pattern.is_some());
         }
@@ -395,21 +422,35 @@ mod tests {
 
     #[test]
     fn ranks_in_process_titles_and_prefixes() {
-        assert_eq!(rank_in_text("root 1 sglang::scheduler_TP5 x").as_deref(), Some("TP5"));
-        assert_eq!(rank_in_text("[2026-01-01 00:00:00 DP0 TP1] x").as_deref(), Some("DP0 TP1"));
-        assert_eq!(rank_in_text("(Worker_TP2 pid=3) INFO").as_deref(), Some("TP2"));
+        assert_eq!(
+            rank_in_text("root 1 sglang::scheduler_TP5 x").as_deref(),
+            Some("TP5")
+        );
+        assert_eq!(
+            rank_in_text("[2026-01-01 00:00:00 DP0 TP1] x").as_deref(),
+            Some("DP0 TP1")
+        );
+        assert_eq!(
+            rank_in_text("(Worker_TP2 pid=3) INFO").as_deref(),
+            Some("TP2")
+        );
         assert_eq!(rank_in_text("no rank here [ok]"), None);
     }
 
     #[test]
     fn failures() {
         assert_eq!(
-            classify("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB.").signal,
-            Some(Signal::Failure { kind: FailureKind::OutOfMemory })
+            classify("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB.")
+                .signal,
+            Some(Signal::Failure {
+                kind: FailureKind::OutOfMemory
+            })
         );
         assert_eq!(
             classify("[2026-02-11 22:35:07 TP0] Scheduler hit an exception: Traceback").signal,
-            Some(Signal::Failure { kind: FailureKind::Exception })
+            Some(Signal::Failure {
+                kind: FailureKind::Exception
+            })
         );
     }
 }

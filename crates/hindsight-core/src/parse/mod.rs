@@ -141,7 +141,8 @@ mod tests {
     fn detects_logs_and_transcripts() {
         let log = "[2026-02-11 22:34:51] server_args=ServerArgs(tp_size=8)\n[2026-02-11 22:35:07 TP0] Load weight begin.\n";
         assert_eq!(detect(log), Format::SglangLog);
-        let chat = "[msg 1] assistant\n$ tail -5 /x.log\n[2026-02-11 22:35:07 TP0] Load weight begin.\n";
+        let chat =
+            "[msg 1] assistant\n$ tail -5 /x.log\n[2026-02-11 22:35:07 TP0] Load weight begin.\n";
         assert_eq!(detect(chat), Format::PastedText);
         assert_eq!(detect(""), Format::PastedText);
     }

@@ -37,7 +37,10 @@ pub fn is_message_marker(line: &str) -> bool {
 pub fn prompt(line: &str) -> Option<(Option<String>, usize)> {
     let captures = PROMPT.as_ref()?.captures(line)?;
     let command_start = captures.get(2).map_or(line.len(), |m| m.start());
-    Some((captures.get(1).map(|m| m.as_str().to_owned()), command_start))
+    Some((
+        captures.get(1).map(|m| m.as_str().to_owned()),
+        command_start,
+    ))
 }
 
 struct OpenCommand {
@@ -212,7 +215,9 @@ mod tests {
             .map(|e| match &e.kind {
                 EventKind::Message { index, .. } => format!("msg {index:?}"),
                 EventKind::Prose { .. } => format!("prose {}", &text[e.span.start..e.span.end]),
-                EventKind::Command { text, prompt_host, .. } => {
+                EventKind::Command {
+                    text, prompt_host, ..
+                } => {
                     format!("cmd {text} @{prompt_host:?}")
                 }
                 EventKind::Output { command } => {

@@ -46,14 +46,24 @@ mod tests {
         };
         assert!(matches!(
             last.signal,
-            Some(Signal::ShardProgress { done: 2, total: 2, .. })
+            Some(Signal::ShardProgress {
+                done: 2,
+                total: 2,
+                ..
+            })
         ));
-        assert_eq!(&text[parsed.events[1].span.start..parsed.events[1].span.start + 7], "Loading");
+        assert_eq!(
+            &text[parsed.events[1].span.start..parsed.events[1].span.start + 7],
+            "Loading"
+        );
     }
 
     #[test]
     fn ansi_colours_do_not_hide_signals() {
-        let parsed = parse("\x1b[32m[2026-02-11 22:37:00] The server is fired up and ready to roll!\x1b[0m\n", 0);
+        let parsed = parse(
+            "\x1b[32m[2026-02-11 22:37:00] The server is fired up and ready to roll!\x1b[0m\n",
+            0,
+        );
         let EventKind::Log(line) = &parsed.events[0].kind else {
             panic!("log event expected")
         };

@@ -197,11 +197,11 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
         if program == "ssh" {
             return unwrap_ssh(command, depth);
         }
-        if matches!(program.as_str(), "bash" | "sh" | "zsh" | "dash") {
-            if let Some(script_index) = shell_c_argument(&command.argv) {
-                let script = command.argv[script_index].clone();
-                return nest(&command, &script, depth, None, &program);
-            }
+        if matches!(program.as_str(), "bash" | "sh" | "zsh" | "dash")
+            && let Some(script_index) = shell_c_argument(&command.argv)
+        {
+            let script = command.argv[script_index].clone();
+            return nest(&command, &script, depth, None, &program);
         }
         return vec![command];
     }
@@ -228,7 +228,9 @@ fn unwrap_ssh(command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
                 || flags.len() > 1
                     && flags.chars().all(|c| c.is_ascii_alphabetic())
                     && WITH_ARGUMENT.contains(last)
-                    && !flags[..flags.len() - 1].chars().any(|c| WITH_ARGUMENT.contains(c));
+                    && !flags[..flags.len() - 1]
+                        .chars()
+                        .any(|c| WITH_ARGUMENT.contains(c));
             i += if takes_next { 2 } else { 1 };
         } else {
             break;
@@ -274,10 +276,10 @@ fn nest(
             command.piped_from_previous = outer.piped_from_previous;
         }
     }
-    if outer.background {
-        if let Some(last) = inner.last_mut() {
-            last.background = true;
-        }
+    if outer.background
+        && let Some(last) = inner.last_mut()
+    {
+        last.background = true;
     }
     // Local redirections of the wrapper (`ssh h cmd > local.log`) apply to the
     // output of the last inner command as far as the agent is concerned.
@@ -489,7 +491,9 @@ fn lex(input: &str) -> Vec<Token> {
 /// `{ a; b; }` groups need blanks around the braces; `${x}` and `{a,b}` are words.
 fn is_group_brace(chars: &[char], i: usize) -> bool {
     let before = i == 0 || chars[i - 1].is_whitespace() || chars[i - 1] == ';';
-    let after = chars.get(i + 1).is_none_or(|c| c.is_whitespace() || *c == ';');
+    let after = chars
+        .get(i + 1)
+        .is_none_or(|c| c.is_whitespace() || *c == ';');
     before && after
 }
 
@@ -575,7 +579,17 @@ mod tests {
     #[test]
     fn unclosed_quotes_and_garbage_never_panic() {
         for input in [
-            "'", "\"", "\\", "ssh", "ssh -p", "2>", "&", ">&", "ssh h 'ssh i \"ssh j", "(((", "é'ü",
+            "'",
+            "\"",
+            "\\",
+            "ssh",
+            "ssh -p",
+            "2>",
+            "&",
+            ">&",
+            "ssh h 'ssh i \"ssh j",
+            "(((",
+            "é'ü",
         ] {
             let _ = parse(input);
         }

@@ -20,12 +20,21 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(out, "## Sources\n");
     let _ = writeln!(out, "| source | format | lines |\n|---|---|---|");
     for s in &report.sources {
-        let _ = writeln!(out, "| `{}` | {} | {} |", cell(&s.name), s.format.name(), s.lines);
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            cell(&s.name),
+            s.format.name(),
+            s.lines
+        );
     }
 
     if !report.checkpoints.is_empty() {
         let _ = writeln!(out, "\n## Timeline\n");
-        let _ = writeln!(out, "| # | kind | message | host | command |\n|---|---|---|---|---|");
+        let _ = writeln!(
+            out,
+            "| # | kind | message | host | command |\n|---|---|---|---|---|"
+        );
         for c in &report.checkpoints {
             let _ = writeln!(
                 out,
@@ -86,14 +95,24 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(out, "## Diagnostics\n");
         for d in &report.diagnostics {
             let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
-            let _ = writeln!(out, "- {} `{}{at}`: {}", d.level, cell(&d.source), d.message);
+            let _ = writeln!(
+                out,
+                "- {} `{}{at}`: {}",
+                d.level,
+                cell(&d.source),
+                d.message
+            );
         }
     }
     out
 }
 
 fn evidence(out: &mut String, e: &Evidence) {
-    let fence = if e.text.contains("```") { "````" } else { "```" };
+    let fence = if e.text.contains("```") {
+        "````"
+    } else {
+        "```"
+    };
     let _ = writeln!(
         out,
         "`{}` lines {}–{}:\n\n{fence}text\n{}\n{fence}\n",
@@ -102,7 +121,9 @@ fn evidence(out: &mut String, e: &Evidence) {
 }
 
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ").replace('`', "'")
+    text.replace('|', "\\|")
+        .replace('\n', " ")
+        .replace('`', "'")
 }
 
 fn shorten(text: &str, max: usize) -> String {

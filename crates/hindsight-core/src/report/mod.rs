@@ -205,7 +205,11 @@ impl Builder<'_> {
         };
         let (line_start, line_end) = info.lines.lines(span.start, span.end);
         let text = &source.text;
-        let start = info.lines.line_start(line_start).unwrap_or(0).min(text.len());
+        let start = info
+            .lines
+            .line_start(line_start)
+            .unwrap_or(0)
+            .min(text.len());
         let end = info
             .lines
             .line_start(line_end + 1)
@@ -218,9 +222,19 @@ impl Builder<'_> {
         let excerpt = if count > MAX_EVIDENCE_LINES {
             let all: Vec<&str> = lines.lines().collect();
             let keep = (MAX_EVIDENCE_LINES / 2) as usize;
-            let mut cut: Vec<String> = all[..keep.min(all.len())].iter().map(|l| (*l).to_owned()).collect();
-            cut.push(format!("… {} more lines …", all.len().saturating_sub(2 * keep)));
-            cut.extend(all[all.len().saturating_sub(keep)..].iter().map(|l| (*l).to_owned()));
+            let mut cut: Vec<String> = all[..keep.min(all.len())]
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect();
+            cut.push(format!(
+                "… {} more lines …",
+                all.len().saturating_sub(2 * keep)
+            ));
+            cut.extend(
+                all[all.len().saturating_sub(keep)..]
+                    .iter()
+                    .map(|l| (*l).to_owned()),
+            );
             cut.join("\n")
         } else {
             lines.to_owned()

@@ -32,7 +32,11 @@ pub fn reference() -> String {
     }
     for rule in ALL {
         out.push('\n');
-        out.push_str(&markdown(rule).replacen("# ", "## ", 1).replace("\n## ", "\n### "));
+        out.push_str(
+            &markdown(rule)
+                .replacen("# ", "## ", 1)
+                .replace("\n## ", "\n### "),
+        );
     }
     out
 }

@@ -64,7 +64,10 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             .or(Some(checkpoint.span));
     }
 
-    let what = match (&server.settings.speculative_algorithm, &server.settings.draft_model) {
+    let what = match (
+        &server.settings.speculative_algorithm,
+        &server.settings.draft_model,
+    ) {
         (Some(algorithm), Some(model)) => format!("{algorithm} drafter {model}"),
         (None, Some(model)) => format!("draft model {model}"),
         (Some(algorithm), None) => format!("{algorithm} speculative head"),

@@ -16,7 +16,9 @@ use crate::source::Span;
 use crate::timeline::{Checkpoint, Server, Timeline};
 
 /// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
@@ -38,7 +40,9 @@ impl Severity {
 
 /// Whether the check a finding is about was never made, or made and failed.
 /// ("Checked and passed" produces no finding.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -180,9 +184,7 @@ mod tests {
         for rule in ALL {
             assert!(seen.insert(rule.id), "duplicate id {}", rule.id);
             assert!(
-                rule.id
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '-'),
+                rule.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
                 "{} is not kebab-case",
                 rule.id
             );
@@ -190,20 +192,34 @@ mod tests {
         // Each id names its file: `port-unchecked` lives in `port_unchecked.rs`.
         let files = [
             ("port-unchecked", include_str!("port_unchecked.rs")),
-            ("drafter-unconfirmed", include_str!("drafter_unconfirmed.rs")),
+            (
+                "drafter-unconfirmed",
+                include_str!("drafter_unconfirmed.rs"),
+            ),
             ("ranks-uncounted", include_str!("ranks_uncounted.rs")),
         ];
         assert_eq!(files.len(), ALL.len());
         for (id, text) in files {
-            assert!(text.contains(&format!("id: \"{id}\"")), "{id} is not declared in its file");
+            assert!(
+                text.contains(&format!("id: \"{id}\"")),
+                "{id} is not declared in its file"
+            );
         }
     }
 
     #[test]
     fn docs_are_complete() {
         for rule in ALL {
-            assert!(!rule.title.is_empty() && rule.title.len() <= 80, "{}", rule.id);
-            assert!(!rule.title.ends_with('.'), "{}: title ends with a period", rule.id);
+            assert!(
+                !rule.title.is_empty() && rule.title.len() <= 80,
+                "{}",
+                rule.id
+            );
+            assert!(
+                !rule.title.ends_with('.'),
+                "{}: title ends with a period",
+                rule.id
+            );
             assert!(!rule.title.contains('\n'), "{}", rule.id);
             assert!(rule.why.len() > 40, "{}: why is too short", rule.id);
             assert!(rule.example.len() > 40, "{}: example is too short", rule.id);

@@ -12,7 +12,9 @@ use serde::Serialize;
 use crate::parse::shell::SimpleCommand;
 
 /// The kind of a checkpoint, from most to least consequential.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -67,7 +69,10 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
             };
         }
         "pip" | "pip3" | "uv" | "conda" | "mamba" | "apt-get" | "apt" | "yum" | "dnf" => {
-            return if argv.iter().any(|a| a == "install" || a == "wheel" || a == "sync") {
+            return if argv
+                .iter()
+                .any(|a| a == "install" || a == "wheel" || a == "sync")
+            {
                 CheckpointKind::Build
             } else {
                 CheckpointKind::Verify
@@ -86,7 +91,8 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
             .position(|a| a == "-m")
             .and_then(|i| argv.get(i + 1))
             .map(String::as_str);
-        if matches!(module, Some("pip" | "build")) && argv.iter().any(|a| a == "install" || a == "wheel")
+        if matches!(module, Some("pip" | "build"))
+            && argv.iter().any(|a| a == "install" || a == "wheel")
             || module == Some("build")
             || argv.iter().any(|a| a.ends_with("setup.py"))
         {
@@ -105,10 +111,48 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
 
 /// Programs that look at state without changing it.
 const VERIFY_PROGRAMS: &[&str] = &[
-    "curl", "wget", "http", "nc", "ncat", "ss", "netstat", "lsof", "nvidia-smi", "ps", "pgrep",
-    "tail", "head", "cat", "less", "grep", "egrep", "rg", "wc", "ls", "journalctl", "free", "df",
-    "du", "top", "htop", "nvtop", "stat", "file", "ldd", "readelf", "nm", "find", "which", "test",
-    "awk", "sed", "sort", "uniq", "tr", "cut", "jq",
+    "curl",
+    "wget",
+    "http",
+    "nc",
+    "ncat",
+    "ss",
+    "netstat",
+    "lsof",
+    "nvidia-smi",
+    "ps",
+    "pgrep",
+    "tail",
+    "head",
+    "cat",
+    "less",
+    "grep",
+    "egrep",
+    "rg",
+    "wc",
+    "ls",
+    "journalctl",
+    "free",
+    "df",
+    "du",
+    "top",
+    "htop",
+    "nvtop",
+    "stat",
+    "file",
+    "ldd",
+    "readelf",
+    "nm",
+    "find",
+    "which",
+    "test",
+    "awk",
+    "sed",
+    "sort",
+    "uniq",
+    "tr",
+    "cut",
+    "jq",
 ];
 
 /// What a command lets the agent see.
@@ -180,7 +224,8 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                 }
             }
             "nc" | "ncat" => {
-                let words: Vec<&String> = argv[1..].iter().filter(|a| !a.starts_with('-')).collect();
+                let words: Vec<&String> =
+                    argv[1..].iter().filter(|a| !a.starts_with('-')).collect();
                 if let [host, port, ..] = words.as_slice() {
                     found.push(Observation::Http {
                         url: format!("{host}:{port}"),
@@ -275,7 +320,9 @@ fn file_read(command: &SimpleCommand) -> Option<Observation> {
     let mut i = 1;
     while let Some(word) = argv.get(i) {
         if word == "-n" || word == "-c" && program != "grep" && program != "wc" {
-            number = argv.get(i + 1).and_then(|n| n.trim_start_matches('+').parse().ok());
+            number = argv
+                .get(i + 1)
+                .and_then(|n| n.trim_start_matches('+').parse().ok());
             i += 2;
             continue;
         }
@@ -344,7 +391,10 @@ mod tests {
     fn kinds_of_common_commands() {
         use CheckpointKind::*;
         assert_eq!(kind("pip install -e . && make -j8"), [Build, Build]);
-        assert_eq!(kind("kill -9 123; pkill -f vllm; fuser -k /dev/nvidia*"), [Kill, Kill, Kill]);
+        assert_eq!(
+            kind("kill -9 123; pkill -f vllm; fuser -k /dev/nvidia*"),
+            [Kill, Kill, Kill]
+        );
         assert_eq!(kind("systemctl stop vllm"), [Kill]);
         assert_eq!(kind("python -m sglang.launch_server --port 1"), [Launch]);
         assert_eq!(kind("sleep 30; tail -5 x.log"), [Wait, Verify]);
@@ -355,7 +405,9 @@ mod tests {
 
     #[test]
     fn port_checks_and_requests() {
-        let obs = observations(&parse("ss -ltnp | grep :8000; curl -s http://127.0.0.1:8000/health"));
+        let obs = observations(&parse(
+            "ss -ltnp | grep :8000; curl -s http://127.0.0.1:8000/health",
+        ));
         assert_eq!(obs[0], Observation::PortListing { port: Some(8000) });
         assert_eq!(
             obs[1],
@@ -368,7 +420,13 @@ mod tests {
         let obs = observations(&parse("lsof -i :30000"));
         assert_eq!(obs[0], Observation::PortListing { port: Some(30000) });
         let obs = observations(&parse("curl -sf localhost:30000/v1/models"));
-        assert!(matches!(&obs[0], Observation::Http { port: Some(30000), .. }));
+        assert!(matches!(
+            &obs[0],
+            Observation::Http {
+                port: Some(30000),
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -376,10 +434,34 @@ mod tests {
         let obs = observations(&parse(
             "wc -l /x.log; tail -5 /x.log; tail -n 20 /x.log | grep -v 'Loading safetensors'; grep -c TP /x.log",
         ));
-        assert_eq!(obs[0], Observation::FileRead { path: "/x.log".into(), window: Window::Count });
-        assert_eq!(obs[1], Observation::FileRead { path: "/x.log".into(), window: Window::Tail(5) });
-        assert_eq!(obs[2], Observation::FileRead { path: "/x.log".into(), window: Window::Tail(20) });
-        assert_eq!(obs[3], Observation::FileRead { path: "/x.log".into(), window: Window::Count });
+        assert_eq!(
+            obs[0],
+            Observation::FileRead {
+                path: "/x.log".into(),
+                window: Window::Count
+            }
+        );
+        assert_eq!(
+            obs[1],
+            Observation::FileRead {
+                path: "/x.log".into(),
+                window: Window::Tail(5)
+            }
+        );
+        assert_eq!(
+            obs[2],
+            Observation::FileRead {
+                path: "/x.log".into(),
+                window: Window::Tail(20)
+            }
+        );
+        assert_eq!(
+            obs[3],
+            Observation::FileRead {
+                path: "/x.log".into(),
+                window: Window::Count
+            }
+        );
         let obs = observations(&parse("ps aux | grep sglang | grep -v grep | head -3"));
         assert_eq!(obs[0], Observation::Processes { limit: Some(3) });
     }

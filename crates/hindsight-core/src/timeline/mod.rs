@@ -100,7 +100,9 @@ pub struct Prose {
 }
 
 /// A phase of a server's life, as its log (or the agent's view of it) shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -223,14 +225,14 @@ impl Lifecycle {
                 Some(PhaseKind::Failed)
             }
         };
-        if let Some(kind) = phase {
-            if !self.phases.iter().any(|p| p.kind == kind) {
-                self.phases.push(Phase {
-                    kind,
-                    span,
-                    time: log.time.clone(),
-                });
-            }
+        if let Some(kind) = phase
+            && !self.phases.iter().any(|p| p.kind == kind)
+        {
+            self.phases.push(Phase {
+                kind,
+                span,
+                time: log.time.clone(),
+            });
         }
     }
 }
@@ -610,7 +612,12 @@ fn attribute_observations(timeline: &mut Timeline) {
             candidates
                 .iter()
                 .copied()
-                .filter(|&id| same_host(timeline.servers[id].host.as_deref(), checkpoint.host.as_deref()))
+                .filter(|&id| {
+                    same_host(
+                        timeline.servers[id].host.as_deref(),
+                        checkpoint.host.as_deref(),
+                    )
+                })
                 .max()
                 .into_iter()
                 .collect()
@@ -627,7 +634,9 @@ fn attribute_observations(timeline: &mut Timeline) {
         }
         for &id in &server.observed_by {
             for line in &timeline.checkpoints[id].seen {
-                server.lifecycle.absorb(line.span, &line.log, line.rank.as_deref());
+                server
+                    .lifecycle
+                    .absorb(line.span, &line.log, line.rank.as_deref());
             }
         }
         let from_log = server.lifecycle.settings.clone();
