@@ -42,6 +42,11 @@ impl Format {
         Format::ALL.iter().copied().find(|f| f.name() == name)
     }
 
+    /// Whether the format stores text escaped inside JSON strings.
+    pub fn is_json(self) -> bool {
+        false
+    }
+
     /// Whether this format is a server log (as opposed to a transcript).
     pub fn is_log(self) -> bool {
         matches!(self, Format::SglangLog)
@@ -84,9 +89,21 @@ pub enum EventKind {
         actor: Actor,
         /// The host named by the terminal prompt (`root@gpu1:~#`), if any.
         prompt_host: Option<String>,
+        /// When it was issued, as the transcript writes it.
+        time: Option<String>,
+        /// Started in the background (its output comes later, if ever).
+        background: bool,
     },
     /// Output of the command event at index `command` (in the same event list).
-    Output { command: usize },
+    Output {
+        command: usize,
+        /// The decoded output when it is not literally in the source (JSON
+        /// formats escape it); `None` means the span's text is the output.
+        text: Option<String>,
+        exit_code: Option<i32>,
+        /// The tool reported an error (`is_error`), even without an exit code.
+        is_error: bool,
+    },
     /// A line of a server log.
     Log(LogLine),
     /// A line no rule of the format explains; kept so nothing is lost.

@@ -114,6 +114,8 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                         Actor::Agent
                     },
                     prompt_host,
+                    time: None,
+                    background: false,
                 },
             });
             open = Some(OpenCommand {
@@ -159,7 +161,12 @@ fn close(parsed: &mut Parsed, open: &mut Option<OpenCommand>) {
     {
         parsed.events.push(Event {
             span,
-            kind: EventKind::Output { command: event },
+            kind: EventKind::Output {
+                command: event,
+                text: None,
+                exit_code: None,
+                is_error: false,
+            },
         });
     }
 }
@@ -220,7 +227,7 @@ mod tests {
                 } => {
                     format!("cmd {text} @{prompt_host:?}")
                 }
-                EventKind::Output { command } => {
+                EventKind::Output { command, .. } => {
                     format!("out of {command}: {}", &text[e.span.start..e.span.end])
                 }
                 EventKind::Log(_) | EventKind::Unrecognized => "other".to_owned(),

@@ -15,7 +15,7 @@ use crate::engine::Engine;
 use crate::parse::Format;
 use crate::rules::{CheckStatus, Finding, Severity};
 use crate::source::{Source, Span};
-use crate::timeline::{CheckpointKind, PhaseKind, Timeline};
+use crate::timeline::{CheckpointKind, PhaseKind, Quote, Timeline};
 
 /// The report format's version; bumped on any incompatible change.
 pub const REPORT_VERSION: u32 = 1;
@@ -190,6 +190,15 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// The lines a quote covers, with its decoded text when it has one.
+    fn quote(&self, quote: &Quote) -> Evidence {
+        let mut evidence = self.evidence(quote.span);
+        if let Some(text) = &quote.text {
+            evidence.text = cap_line_length(&cap_lines(text));
+        }
+        evidence
+    }
+
     /// Whole lines covering a span.
     fn evidence(&self, span: Span) -> Evidence {
         let (Some(source), Some(info)) = (
@@ -218,34 +227,27 @@ impl Builder<'_> {
         let start = crate::source::floor_char_boundary(text, start);
         let end = crate::source::floor_char_boundary(text, end.max(start));
         let lines = text[start..end].trim_end_matches(['\n', '\r']);
-        let count = line_end - line_start + 1;
-        let excerpt = if count > MAX_EVIDENCE_LINES {
-            let all: Vec<&str> = lines.lines().collect();
-            let keep = (MAX_EVIDENCE_LINES / 2) as usize;
-            let mut cut: Vec<String> = all[..keep.min(all.len())]
-                .iter()
-                .map(|l| (*l).to_owned())
-                .collect();
-            cut.push(format!(
-                "… {} more lines …",
-                all.len().saturating_sub(2 * keep)
-            ));
-            cut.extend(
-                all[all.len().saturating_sub(keep)..]
-                    .iter()
-                    .map(|l| (*l).to_owned()),
-            );
-            cut.join("\n")
-        } else {
-            lines.to_owned()
-        };
         Evidence {
             source: info.name.clone(),
             line_start,
             line_end,
-            text: cap_line_length(&excerpt),
+            text: cap_line_length(&cap_lines(lines)),
         }
     }
+}
+
+/// Keeps the head and tail of long excerpts and says how much was cut.
+fn cap_lines(text: &str) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let keep = (MAX_EVIDENCE_LINES / 2) as usize;
+    if all.len() <= MAX_EVIDENCE_LINES as usize {
+        return text.to_owned();
+    }
+    let mut cut: Vec<&str> = all[..keep].to_vec();
+    let note = format!("… {} more lines …", all.len() - 2 * keep);
+    cut.push(&note);
+    cut.extend(&all[all.len() - keep..]);
+    cut.join("\n")
 }
 
 /// Lines as `wc -l` would count them, plus an unterminated last line.
@@ -305,8 +307,8 @@ pub fn build(
                 time: c.time.clone(),
                 message: c.message,
                 actor: if c.by_human { "human" } else { "agent" }.to_owned(),
-                evidence: b.evidence(c.span),
-                output: c.output.map(|span| b.evidence(span)),
+                evidence: b.quote(&c.command_quote()),
+                output: c.output_quote().map(|q| b.quote(&q)),
             })
             .collect(),
         servers: timeline
@@ -364,7 +366,7 @@ pub fn build(
                 severity: f.severity,
                 status: f.status,
                 message: f.message.clone(),
-                evidence: f.evidence.iter().map(|&span| b.evidence(span)).collect(),
+                evidence: f.evidence.iter().map(|q| b.quote(q)).collect(),
                 suggestion: f.suggestion.clone(),
                 server: f.server,
             })

@@ -2,11 +2,11 @@
 //! nothing the agent saw shows it loaded.
 
 use super::{
-    CheckStatus, Finding, Rule, Severity, describe, launch_ref, launch_span, log_path_or_hint,
+    CheckStatus, Finding, Rule, Severity, describe, launch_quote, launch_ref, log_path_or_hint,
     observers, on_host,
 };
 use crate::parse::Signal;
-use crate::timeline::{Server, Timeline};
+use crate::timeline::{Quote, SeenLine, Server, Timeline};
 
 pub(super) const RULE: Rule = Rule {
     id: "drafter-unconfirmed",
@@ -38,7 +38,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 }
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
-    let launch = launch_span(timeline, server)?;
+    let launch = launch_quote(timeline, server)?;
     let mut last_seen = None;
     for checkpoint in observers(timeline, server) {
         for line in &checkpoint.seen {
@@ -60,8 +60,8 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             .iter()
             .rev()
             .find(|l| l.log.signal.is_some() || l.log.time.is_some())
-            .map(|l| l.span)
-            .or(Some(checkpoint.span));
+            .map(SeenLine::quote)
+            .or_else(|| Some(checkpoint.command_quote()));
     }
 
     let what = match (
@@ -83,13 +83,13 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
                 .iter()
                 .find(|p| p.kind == crate::timeline::PhaseKind::DrafterLoaded)
             {
-                evidence.push(phase.span);
+                evidence.push(phase.span.into());
             }
             " The log does show it loaded, but the agent never looked."
         }
         Some(false) => " The log shows the server failing before the drafter loaded.",
         None if server.log_source.is_some() => {
-            evidence.extend(server.lifecycle.last_line);
+            evidence.extend(server.lifecycle.last_line.map(Quote::from));
             " The log given ends with no drafter line either."
         }
         None => "",

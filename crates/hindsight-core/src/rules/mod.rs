@@ -12,8 +12,7 @@ mod ranks_uncounted;
 
 use serde::Serialize;
 
-use crate::source::Span;
-use crate::timeline::{Checkpoint, Server, Timeline};
+use crate::timeline::{Checkpoint, Quote, Server, Timeline};
 
 /// How much a finding matters.
 #[derive(
@@ -93,7 +92,7 @@ pub struct Finding {
     pub status: CheckStatus,
     pub message: String,
     /// The lines that show it, most telling first.
-    pub evidence: Vec<Span>,
+    pub evidence: Vec<Quote>,
     /// The command that would have verified it.
     pub suggestion: String,
     pub server: Option<usize>,
@@ -104,7 +103,7 @@ pub fn run(timeline: &Timeline) -> Vec<Finding> {
     let mut findings: Vec<Finding> = ALL.iter().flat_map(|rule| (rule.run)(timeline)).collect();
     findings.sort_by_key(|f| {
         (
-            f.evidence.first().map(|s| (s.source, s.start)),
+            f.evidence.first().map(|q| (q.span.source, q.span.start)),
             ALL.iter().position(|r| r.id == f.rule),
         )
     });
@@ -121,12 +120,12 @@ fn observers<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item 
         .filter_map(|&id| timeline.checkpoints.get(id))
 }
 
-/// The launch checkpoint's span, when the server was launched in the transcript.
-fn launch_span(timeline: &Timeline, server: &Server) -> Option<Span> {
+/// The launch command as evidence, when the server was launched in the transcript.
+fn launch_quote(timeline: &Timeline, server: &Server) -> Option<Quote> {
     server
         .launch
         .and_then(|id| timeline.checkpoints.get(id))
-        .map(|c| c.span)
+        .map(Checkpoint::command_quote)
 }
 
 /// A short name for a server in messages: `sglang on root@10.1.2.3:8000`.

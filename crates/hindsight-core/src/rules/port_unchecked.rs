@@ -2,7 +2,7 @@
 //! saw shows the port listening or answering.
 
 use super::{
-    CheckStatus, Finding, Rule, Severity, describe, launch_ref, launch_span, observers, on_host,
+    CheckStatus, Finding, Rule, Severity, describe, launch_quote, launch_ref, observers, on_host,
 };
 use crate::parse::Signal;
 use crate::timeline::{Outcome, Server, Timeline, same_host};
@@ -37,7 +37,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let port = server.port()?;
-    let launch = launch_span(timeline, server)?;
+    let launch = launch_quote(timeline, server)?;
     let mut failed = Vec::new();
     let mut looks = 0usize;
     for checkpoint in observers(timeline, server) {
@@ -65,7 +65,12 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             match check.outcome {
                 Outcome::Passed => return None,
                 Outcome::Failed | Outcome::Unknown => {
-                    failed.push(check.line.unwrap_or(checkpoint.span));
+                    failed.push(
+                        check
+                            .line
+                            .clone()
+                            .unwrap_or_else(|| checkpoint.command_quote()),
+                    );
                 }
             }
         }
@@ -88,7 +93,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let mut evidence = vec![launch];
     let (status, severity, message) = if failed.is_empty() {
         if let Some(last) = observers(timeline, server).last() {
-            evidence.push(last.span);
+            evidence.push(last.command_quote());
         }
         (
             CheckStatus::NotChecked,
@@ -104,7 +109,8 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             ),
         )
     } else {
-        evidence.extend(failed.iter().copied());
+        let count = failed.len();
+        evidence.extend(failed);
         (
             CheckStatus::Failed,
             Severity::Error,
@@ -113,8 +119,8 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
                  showed it listening or answering.",
                 describe(server),
                 launch_ref(timeline, server),
-                failed.len(),
-                if failed.len() == 1 { "" } else { "s" },
+                count,
+                if count == 1 { "" } else { "s" },
             ),
         )
     };

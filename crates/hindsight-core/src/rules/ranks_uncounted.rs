@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::{
-    CheckStatus, Finding, Rule, Severity, describe, launch_ref, launch_span, log_path_or_hint,
+    CheckStatus, Finding, Rule, Severity, describe, launch_quote, launch_ref, log_path_or_hint,
     observers, on_host,
 };
 use crate::timeline::{Observation, Server, Timeline};
@@ -38,7 +38,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let expected = server.settings.ranks_expected();
-    let launch = launch_span(timeline, server)?;
+    let launch = launch_quote(timeline, server)?;
     let mut seen = BTreeSet::new();
     let mut process_lists = Vec::new();
     for checkpoint in observers(timeline, server) {
@@ -62,7 +62,11 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let mut evidence = vec![launch];
     let mut detail = String::new();
     if let Some((checkpoint, limit)) = process_lists.last() {
-        evidence.push(checkpoint.output.unwrap_or(checkpoint.span));
+        evidence.push(
+            checkpoint
+                .output_quote()
+                .unwrap_or_else(|| checkpoint.command_quote()),
+        );
         if let Some(limit) = limit {
             detail = format!(" Its process list was cut to {limit} line(s) by `head -{limit}`.");
         }

@@ -27,6 +27,20 @@ pub struct SourceInfo {
     pub lines: LineIndex,
 }
 
+/// Lines cited as evidence: a span, plus the decoded text when the source
+/// holds it escaped (a JSON transcript stores output inside strings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quote {
+    pub span: Span,
+    pub text: Option<String>,
+}
+
+impl From<Span> for Quote {
+    fn from(span: Span) -> Self {
+        Quote { span, text: None }
+    }
+}
+
 /// An action of the agent (or a human) in the transcript: one tool call.
 #[derive(Debug, Clone)]
 pub struct Checkpoint {
@@ -48,6 +62,15 @@ pub struct Checkpoint {
     /// Port listings and requests, with what their output showed.
     pub port_checks: Vec<PortCheck>,
     pub by_human: bool,
+    pub background: bool,
+    /// The exit status, when the transcript records one.
+    pub exit_code: Option<i32>,
+    /// The tool reported an error.
+    pub is_error: bool,
+    /// Whether the source escapes text (JSON): then quotes carry decoded text.
+    pub decoded: bool,
+    /// The decoded output, for sources that escape it.
+    pub output_text: Option<String>,
 }
 
 /// The result of a check, kept three-way: passing, failing and unknown are
@@ -68,10 +91,26 @@ pub struct PortCheck {
     pub request: bool,
     pub outcome: Outcome,
     /// The output line that decided the outcome, if one did.
-    pub line: Option<Span>,
+    pub line: Option<Quote>,
 }
 
 impl Checkpoint {
+    /// The command's lines as evidence.
+    pub fn command_quote(&self) -> Quote {
+        Quote {
+            span: self.span,
+            text: self.decoded.then(|| self.command.clone()),
+        }
+    }
+
+    /// The output's lines as evidence, if there was output.
+    pub fn output_quote(&self) -> Option<Quote> {
+        self.output.map(|span| Quote {
+            span,
+            text: self.output_text.clone(),
+        })
+    }
+
     /// Whether this checkpoint reads the file at `path` (compared by file name
     /// when one side is relative).
     pub fn reads(&self, path: &str) -> Option<&Window> {
@@ -85,10 +124,23 @@ impl Checkpoint {
 /// One output line the agent saw, with what it says as a log line.
 #[derive(Debug, Clone)]
 pub struct SeenLine {
+    /// The line's bytes, or the whole record for sources that escape text.
     pub span: Span,
+    /// The line as the agent saw it (ANSI codes removed).
+    pub text: String,
     pub log: LogLine,
     /// A rank tag anywhere in the line (log prefix or process title).
     pub rank: Option<String>,
+}
+
+impl SeenLine {
+    /// This line as evidence.
+    pub fn quote(&self) -> Quote {
+        Quote {
+            span: self.span,
+            text: Some(self.text.clone()),
+        }
+    }
 }
 
 /// Prose the agent wrote (a candidate claim; never evidence).
@@ -328,7 +380,7 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
         if format.is_log() {
             continue;
         }
-        collect_checkpoints(&mut timeline, &sources[source_id], parsed);
+        collect_checkpoints(&mut timeline, &sources[source_id], *format, parsed);
     }
     create_servers(&mut timeline);
     link_logs(&mut timeline, sources, parsed);
@@ -336,7 +388,8 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
     timeline
 }
 
-fn collect_checkpoints(timeline: &mut Timeline, source: &Source, parsed: &Parsed) {
+fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format, parsed: &Parsed) {
+    let decoded = format.is_json();
     let mut message = None;
     let first = timeline.checkpoints.len();
     // Event index → checkpoint id, to attach outputs to their commands.
@@ -353,6 +406,8 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, parsed: &Parsed
                 text,
                 actor,
                 prompt_host,
+                time,
+                background,
             } => {
                 let commands = shell::parse(text);
                 let kind = commands
@@ -372,7 +427,7 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, parsed: &Parsed
                     kind,
                     command: text.clone(),
                     host,
-                    time: None,
+                    time: time.clone(),
                     message,
                     span: event.span,
                     output: None,
@@ -381,14 +436,42 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, parsed: &Parsed
                     seen: Vec::new(),
                     port_checks: Vec::new(),
                     by_human: *actor == crate::parse::Actor::Human,
+                    background: *background,
+                    exit_code: None,
+                    is_error: false,
+                    decoded,
+                    output_text: None,
                 });
             }
-            EventKind::Output { command } => {
+            EventKind::Output {
+                command,
+                text,
+                exit_code,
+                is_error,
+            } => {
                 if let Some(&id) = by_event.get(command) {
-                    let seen = seen_lines(&source.text, event.span);
+                    let seen = match text {
+                        Some(text) => decoded_lines(text, event.span),
+                        None => seen_lines(&source.text, event.span),
+                    };
                     if let Some(checkpoint) = timeline.checkpoints.get_mut(id) {
-                        checkpoint.output = Some(event.span);
-                        checkpoint.seen = seen;
+                        // A background command's output may come in several polls.
+                        checkpoint.output = Some(match checkpoint.output {
+                            Some(previous) if previous.source == event.span.source => {
+                                previous.cover(event.span)
+                            }
+                            _ => event.span,
+                        });
+                        match (&mut checkpoint.output_text, text) {
+                            (Some(all), Some(more)) => {
+                                all.push('\n');
+                                all.push_str(more);
+                            }
+                            (slot, more) => slot.clone_from(more),
+                        }
+                        checkpoint.seen.extend(seen);
+                        checkpoint.exit_code = exit_code.or(checkpoint.exit_code);
+                        checkpoint.is_error |= *is_error;
                     }
                 }
             }
@@ -396,16 +479,16 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, parsed: &Parsed
         }
     }
     for checkpoint in &mut timeline.checkpoints[first..] {
-        checkpoint.port_checks = port_checks(checkpoint, &source.text);
+        checkpoint.port_checks = port_checks(checkpoint);
     }
 }
 
 /// Reads the outcome of each port listing and request from the output.
-fn port_checks(checkpoint: &Checkpoint, text: &str) -> Vec<PortCheck> {
+fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
     let lines: Vec<(Span, &str)> = checkpoint
         .seen
         .iter()
-        .map(|l| (l.span, text.get(l.span.start..l.span.end).unwrap_or("")))
+        .map(|l| (l.span, l.text.as_str()))
         .collect();
     let mut checks = Vec::new();
     for observation in &checkpoint.observations {
@@ -425,7 +508,7 @@ fn port_checks(checkpoint: &Checkpoint, text: &str) -> Vec<PortCheck> {
                         // An empty `ss | grep PORT` is the answer "not listening".
                         Outcome::Failed
                     },
-                    line: listening.map(|(span, _)| *span),
+                    line: listening.map(|(span, text)| quote(*span, text)),
                 });
             }
             Observation::Http { host, port, .. } => {
@@ -440,13 +523,22 @@ fn port_checks(checkpoint: &Checkpoint, text: &str) -> Vec<PortCheck> {
                     target: Some(host.clone()),
                     request: true,
                     outcome,
-                    line: failure.or(lines.first()).map(|(span, _)| *span),
+                    line: failure
+                        .or(lines.first())
+                        .map(|(span, text)| quote(*span, text)),
                 });
             }
             _ => {}
         }
     }
     checks
+}
+
+fn quote(span: Span, text: &str) -> Quote {
+    Quote {
+        span,
+        text: Some(text.to_owned()),
+    }
 }
 
 fn mentions_port(line: &str, port: u16) -> bool {
@@ -497,6 +589,28 @@ fn seen_lines(text: &str, span: Span) -> Vec<SeenLine> {
                 span: Span::new(span.source, start, start + segment.len()),
                 log: classify_line(&clean),
                 rank: rank_in_text(&clean),
+                text: clean.into_owned(),
+            });
+        }
+    }
+    seen
+}
+
+/// Like [`seen_lines`] for decoded output: every line points at the record.
+fn decoded_lines(output: &str, record: Span) -> Vec<SeenLine> {
+    let mut seen = Vec::new();
+    for (_, line) in lines_with_offsets(output) {
+        let examined = &line[..floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
+        for segment in examined.split('\r') {
+            if segment.trim().is_empty() {
+                continue;
+            }
+            let clean = strip_ansi(segment);
+            seen.push(SeenLine {
+                span: record,
+                log: classify_line(&clean),
+                rank: rank_in_text(&clean),
+                text: clean.into_owned(),
             });
         }
     }
