@@ -1,0 +1,59 @@
+// The npm package as a consumer sees it (run by scripts/test.sh):
+//
+//   wasm-pack build --dev --target nodejs --out-dir DIR crates/hindsight-wasm
+//   node crates/hindsight-wasm/tests/npm-package.mjs DIR
+//
+// Checks that the TypeScript declarations type the API (no `any`, no
+// `undefined` where the report has `null`) and that the package, loaded in
+// Node, gives exactly the CLI's golden report for the seed example.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const pkg = resolve(process.argv[2] ?? "");
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const seed = join(repo, "examples/seed-sglang-eagle3");
+
+// --- the declarations -------------------------------------------------------
+const dts = readFileSync(join(pkg, "hindsight_wasm.d.ts"), "utf8");
+for (const line of [
+  "export function analyze(sources: SourceInput[]): Report;",
+  "export function rules(): RuleDoc[];",
+  "export function version(): string;",
+  "export interface Report {",
+  "export interface SourceInput {",
+  "format?: string | null;",
+  "export interface RuleDoc {",
+  "export interface FindingReport {",
+  'export type Severity = "info" | "warning" | "error";',
+  "    host: string | null;",
+]) {
+  assert.ok(dts.includes(line), `hindsight_wasm.d.ts lacks: ${line}`);
+}
+assert.ok(!/:\s*any\b/.test(dts.split("export function version")[0]), "an `any` in the API declarations");
+assert.ok(!dts.includes("| undefined"), "a field typed `| undefined`, but the report uses null");
+
+// --- the package in Node ----------------------------------------------------
+const require = createRequire(import.meta.url);
+const hindsight = require(join(pkg, "hindsight_wasm.js"));
+const golden = JSON.parse(readFileSync(join(seed, "report.json"), "utf8"));
+const sources = golden.sources.map(({ name }) => ({
+  name,
+  text: readFileSync(join(seed, name), "utf8"),
+}));
+assert.deepStrictEqual(hindsight.analyze(sources), golden, "the seed example's report");
+
+assert.throws(
+  () => hindsight.analyze([{ name: "a.log", text: "", format: "nope" }]),
+  (error) => error instanceof Error && /unknown format `nope`/.test(error.message),
+);
+assert.deepStrictEqual(
+  hindsight.rules().map((rule) => rule.id),
+  ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"],
+);
+const { version } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+assert.equal(hindsight.version(), version);
+
+console.log(`npm package ok: ${pkg} (typed .d.ts; seed report equals report.json in Node)`);
