@@ -115,10 +115,9 @@ fn unreadable_files_and_bad_flags_fail_with_one_clear_line() {
 
     let out = cli(&["analyze", "--input-format", "nope", "x"], "", false);
     assert_eq!(out.code, EXIT_ERROR);
-    assert!(
-        out.stderr
-            .contains("unknown format `nope`; known: pasted-text, sglang-log")
-    );
+    assert!(out.stderr.contains(
+        "unknown format `nope`; known: pasted-text, claude-code-jsonl, codex-rollout, sglang-log"
+    ));
 }
 
 #[test]
@@ -171,4 +170,40 @@ fn version_and_help_go_to_stdout() {
     let out = cli(&["analyze", "--help"], "", false);
     assert_eq!(out.code, EXIT_OK);
     assert!(out.stdout.contains("Examples:"));
+}
+
+#[test]
+fn a_whole_case_folder_including_its_golden_files_gives_the_same_findings() {
+    // `hindsight analyze examples/seed-sglang-eagle3/*` also passes the JSON
+    // golden files: they are recognised as JSON documents and yield nothing.
+    let case = root().join("examples/seed-sglang-eagle3");
+    let mut files: Vec<String> = std::fs::read_dir(&case)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path().display().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let mut args = vec!["analyze", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let out = cli(&args, "", false);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert_eq!(
+        rules,
+        ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]
+    );
+    let json_documents = report["sources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["format"] == "json-document")
+        .count();
+    assert_eq!(json_documents, 2);
 }

@@ -172,3 +172,67 @@ fn the_transcript_alone_still_yields_the_three_findings() {
     assert_eq!(report.servers[0].ranks_seen, 0);
     assert_eq!(report.servers[0].tp_size, Some(8));
 }
+
+/// What must not depend on the transcript's format: the actions and the verdicts.
+fn format_independent(report: &hindsight_core::Report) -> (Vec<String>, Vec<String>) {
+    let checkpoints = report
+        .checkpoints
+        .iter()
+        .map(|c| format!("{} {:?} {}", c.kind_name(), c.host, c.command))
+        .collect();
+    let findings = report
+        .findings
+        .iter()
+        .map(|f| {
+            // `was launched (msg 3131)` / `(at 2026-…)`: where differs by format.
+            let message = match f.message.split_once("was launched (") {
+                Some((head, tail)) => {
+                    format!(
+                        "{head}was launched{}",
+                        tail.split_once(')').map_or("", |(_, rest)| rest)
+                    )
+                }
+                None => f.message.clone(),
+            };
+            format!(
+                "{} {:?} {:?} {message} | {}",
+                f.rule, f.severity, f.status, f.suggestion
+            )
+        })
+        .collect();
+    (checkpoints, findings)
+}
+
+#[test]
+fn the_seed_in_claude_code_and_codex_formats_gives_the_same_checkpoints_and_findings() {
+    let root = hindsight_tests::root().join("examples");
+    let pasted = analyze(&sources(&root.join("seed-sglang-eagle3")));
+    let expected = format_independent(&pasted);
+    for (case, format) in [
+        ("seed-claude-code", "claude-code-jsonl"),
+        ("seed-codex", "codex-rollout"),
+    ] {
+        let report = analyze(&sources(&root.join(case)));
+        let transcript = report
+            .sources
+            .iter()
+            .find(|s| !s.name.ends_with(".log"))
+            .expect("a transcript");
+        assert_eq!(transcript.format.name(), format, "{case}");
+        assert_eq!(format_independent(&report), expected, "{case}");
+        assert_eq!(
+            report.servers,
+            pasted
+                .servers
+                .iter()
+                .map(|s| {
+                    let mut s = s.clone();
+                    // Only the launch evidence's place differs.
+                    s.launch_checkpoint = report.servers[0].launch_checkpoint;
+                    s
+                })
+                .collect::<Vec<_>>(),
+            "{case}"
+        );
+    }
+}

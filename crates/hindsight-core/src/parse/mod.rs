@@ -4,6 +4,8 @@
 //! does not understand are kept as [`EventKind::Unrecognized`] so nothing is
 //! silently dropped. Parsers know nothing of checkpoints or rules.
 
+pub mod claude_code;
+pub mod codex;
 pub mod logline;
 pub mod pasted;
 pub mod sglang_log;
@@ -24,17 +26,33 @@ pub use logline::{FailureKind, LogLine, Signal};
 pub enum Format {
     /// Pasted chat or terminal text: `[msg N]` markers, `$ ` prompts, output.
     PastedText,
+    /// A Claude Code session file (JSONL), or its `stream-json` output.
+    ClaudeCodeJsonl,
+    /// An OpenAI Codex CLI rollout (JSONL).
+    CodexRollout,
     /// An SGLang server log.
     SglangLog,
+    /// A JSON document of no known transcript shape (a saved report, a
+    /// config): kept, but nothing is extracted from it.
+    JsonDocument,
 }
 
 impl Format {
-    pub const ALL: &'static [Format] = &[Format::PastedText, Format::SglangLog];
+    pub const ALL: &'static [Format] = &[
+        Format::PastedText,
+        Format::ClaudeCodeJsonl,
+        Format::CodexRollout,
+        Format::SglangLog,
+        Format::JsonDocument,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Format::PastedText => "pasted-text",
+            Format::ClaudeCodeJsonl => "claude-code-jsonl",
+            Format::CodexRollout => "codex-rollout",
             Format::SglangLog => "sglang-log",
+            Format::JsonDocument => "json-document",
         }
     }
 
@@ -44,7 +62,7 @@ impl Format {
 
     /// Whether the format stores text escaped inside JSON strings.
     pub fn is_json(self) -> bool {
-        false
+        matches!(self, Format::ClaudeCodeJsonl | Format::CodexRollout)
     }
 
     /// Whether this format is a server log (as opposed to a transcript).
@@ -120,6 +138,12 @@ pub struct Parsed {
 /// Guesses a source's format from its first bytes.
 pub fn detect(text: &str) -> Format {
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
+    if let Some(format) = detect_jsonl(head) {
+        return format;
+    }
+    if looks_like_json_document(head) {
+        return Format::JsonDocument;
+    }
     let mut log_lines = 0usize;
     let mut transcript_marks = 0usize;
     for line in head.lines().take(400) {
@@ -142,11 +166,61 @@ pub fn detect(text: &str) -> Format {
     }
 }
 
+/// `{"…` or `[{`, `["`, `[]`: a JSON document, not `[msg 1]` or `[2026-…]`.
+fn looks_like_json_document(head: &str) -> bool {
+    let mut chars = head.trim_start().chars();
+    let open = chars.next();
+    let next = chars.find(|c| !c.is_whitespace());
+    matches!(
+        (open, next),
+        (Some('{'), Some('"' | '}')) | (Some('['), Some('{' | '"' | ']' | '['))
+    )
+}
+
+/// JSONL transcripts: the first records that parse decide. The first line of
+/// a Claude Code file can exceed the head we look at, so a cut line counts as
+/// JSON when it starts like one.
+fn detect_jsonl(head: &str) -> Option<Format> {
+    let mut json_lines = 0;
+    for line in head.lines().filter(|l| !l.trim().is_empty()).take(20) {
+        let line = line.trim_start();
+        let line = line
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .strip_prefix('→')
+            .unwrap_or(line);
+        if !line.starts_with('{') {
+            return None;
+        }
+        let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        json_lines += 1;
+        if codex::looks_like(&record) {
+            return Some(Format::CodexRollout);
+        }
+        if claude_code::looks_like(&record) {
+            return Some(Format::ClaudeCodeJsonl);
+        }
+    }
+    // JSON lines of no known shape: Claude Code's reader keeps unknown records.
+    (json_lines > 0).then_some(Format::ClaudeCodeJsonl)
+}
+
 /// Parses one source with the given format.
 pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
     match format {
         Format::PastedText => pasted::parse(&source.text, id),
+        Format::ClaudeCodeJsonl => claude_code::parse(&source.text, id),
+        Format::CodexRollout => codex::parse(&source.text, id),
         Format::SglangLog => sglang_log::parse(&source.text, id),
+        Format::JsonDocument => Parsed {
+            events: Vec::new(),
+            diagnostics: vec![Diagnostic::info(
+                id,
+                None,
+                "a JSON document with no known transcript or log shape; nothing was extracted from it",
+            )],
+        },
     }
 }
 
@@ -161,6 +235,13 @@ mod tests {
         let chat =
             "[msg 1] assistant\n$ tail -5 /x.log\n[2026-02-11 22:35:07 TP0] Load weight begin.\n";
         assert_eq!(detect(chat), Format::PastedText);
+        assert_eq!(detect("{\n  \"version\": 1\n}\n"), Format::JsonDocument);
+        assert_eq!(detect("[\n  {\"action\": 1}\n]"), Format::JsonDocument);
+        assert_eq!(detect("[msg 3101] user\nhi\n"), Format::PastedText);
+        assert_eq!(
+            detect("[2026-02-11 22:34:51] server_args=ServerArgs(tp_size=8)\n"),
+            Format::SglangLog
+        );
         assert_eq!(detect(""), Format::PastedText);
     }
 

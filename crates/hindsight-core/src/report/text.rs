@@ -190,9 +190,15 @@ fn excerpt(out: &mut String, evidence: &Evidence, style: &Style) {
         style.paint("1;34", "-->"),
         evidence.source
     );
+    // Decoded text from one JSON record spans several lines on one source
+    // line: number only its first line then.
+    let literal =
+        evidence.text.lines().count() <= (evidence.line_end - evidence.line_start + 1) as usize + 1;
     let mut number = evidence.line_start;
-    for line in evidence.text.lines() {
-        let gutter = if line.starts_with("… ") && line.ends_with(" more lines …") {
+    for (index, line) in evidence.text.lines().enumerate() {
+        let gutter = if line.starts_with("… ") && line.ends_with(" more lines …")
+            || !literal && index > 0
+        {
             " ".repeat(width)
         } else {
             let n = format!("{number:>width$}");

@@ -142,14 +142,16 @@ fn describe(server: &Server) -> String {
     text
 }
 
-/// Where the launch happened, for messages: ` (msg 3131)`.
+/// Where the launch happened, for messages: ` (msg 3131)` or ` (at 22:14:05)`.
 fn launch_ref(timeline: &Timeline, server: &Server) -> String {
-    server
-        .launch
-        .and_then(|id| timeline.checkpoints.get(id))
-        .and_then(|c| c.message)
-        .map(|m| format!(" (msg {m})"))
-        .unwrap_or_default()
+    let Some(launch) = server.launch.and_then(|id| timeline.checkpoints.get(id)) else {
+        return String::new();
+    };
+    match (launch.message, &launch.time) {
+        (Some(message), _) => format!(" (msg {message})"),
+        (None, Some(time)) => format!(" (at {time})"),
+        (None, None) => String::new(),
+    }
 }
 
 /// Wraps a command to run on the server's host: `ssh HOST 'cmd'`.

@@ -643,52 +643,67 @@ fn create_servers(timeline: &mut Timeline) {
 /// else to the only server of that engine without a log; a log nobody
 /// launched in the transcript becomes a server of its own.
 fn link_logs(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, bool, Parsed)]) {
-    for (source_id, (format, _, parsed)) in parsed.iter().enumerate() {
-        if !format.is_log() {
-            continue;
-        }
+    // First every log whose name matches a launch's redirect, so that the
+    // order of the inputs never lets a fallback take another log's server.
+    let mut links: Vec<(usize, Option<usize>)> = Vec::new();
+    for source_id in (0..parsed.len()).filter(|&id| parsed[id].0.is_log()) {
         let name = &sources[source_id].name;
-        let engine = match format {
-            Format::SglangLog => Engine::Sglang,
-            Format::PastedText => Engine::Unknown,
-        };
         let by_path = timeline.servers.iter().position(|s| {
-            s.log_source.is_none() && s.log_path.as_deref().is_some_and(|p| same_path(p, name))
+            !links.iter().any(|(_, server)| *server == Some(s.id))
+                && s.log_path.as_deref().is_some_and(|p| same_path(p, name))
         });
-        let unlinked: Vec<usize> = timeline
-            .servers
-            .iter()
-            .filter(|s| s.log_source.is_none() && s.engine == engine)
-            .map(|s| s.id)
-            .collect();
-        let server_id = match (by_path, unlinked.as_slice()) {
-            (Some(id), _) => id,
-            (None, [only]) => *only,
-            _ => {
-                let id = timeline.servers.len();
-                timeline.servers.push(Server {
-                    id,
-                    engine,
-                    host: None,
-                    settings: ServerSettings::default(),
-                    log_path: Some(name.clone()),
-                    launch: None,
-                    log_source: None,
-                    lifecycle: Lifecycle::default(),
-                    observed_by: Vec::new(),
-                });
-                id
+        links.push((source_id, by_path));
+    }
+    let mut linked: Vec<usize> = links.iter().filter_map(|(_, s)| *s).collect();
+    for (source_id, link) in links {
+        let engine = log_engine(parsed[source_id].0);
+        let server_id = match link {
+            Some(id) => id,
+            None => {
+                // Else the only server of that engine without a log.
+                let unlinked: Vec<usize> = timeline
+                    .servers
+                    .iter()
+                    .filter(|s| s.engine == engine && !linked.contains(&s.id))
+                    .map(|s| s.id)
+                    .collect();
+                if let [only] = unlinked.as_slice() {
+                    *only
+                } else {
+                    // A log nobody launched in the transcript: a server of its own.
+                    let id = timeline.servers.len();
+                    timeline.servers.push(Server {
+                        id,
+                        engine,
+                        host: None,
+                        settings: ServerSettings::default(),
+                        log_path: Some(sources[source_id].name.clone()),
+                        launch: None,
+                        log_source: None,
+                        lifecycle: Lifecycle::default(),
+                        observed_by: Vec::new(),
+                    });
+                    id
+                }
             }
         };
+        linked.push(server_id);
         let server = &mut timeline.servers[server_id];
         server.log_source = Some(source_id);
-        for event in &parsed.events {
+        for event in &parsed[source_id].2.events {
             if let EventKind::Log(log) = &event.kind {
                 server.lifecycle.absorb(event.span, log, None);
             }
         }
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
+    }
+}
+
+fn log_engine(format: Format) -> Engine {
+    match format {
+        Format::SglangLog => Engine::Sglang,
+        _ => Engine::Unknown,
     }
 }
 

@@ -1,0 +1,451 @@
+//! Claude Code session JSONL (`~/.claude/projects/…/*.jsonl`) and the
+//! headless `claude -p --output-format stream-json` stream.
+//!
+//! One JSON record per line. Bash `tool_use` blocks are paired with their
+//! `tool_result` by id, never by position (parallel calls return out of
+//! order). The exit status is only text: `Exit code N` on the result's first
+//! line, or `is_error`. Background shells report later through `BashOutput`
+//! polls. Thinking blocks are not claims; compaction summaries are prose, never
+//! evidence. Unknown record types are kept as [`EventKind::Unrecognized`].
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Actor, Event, EventKind, Parsed, Role};
+use crate::diagnostic::Diagnostic;
+use crate::source::{Span, lines_with_offsets};
+
+/// Tool names that run shell commands.
+const SHELL_TOOLS: &[&str] = &["Bash", "bash"];
+/// Tool names that poll a background shell's output.
+const POLL_TOOLS: &[&str] = &["BashOutput", "TaskOutput"];
+
+#[derive(Default)]
+struct State {
+    parsed: Parsed,
+    /// tool_use id → command event index.
+    commands: HashMap<String, usize>,
+    /// tool_use id of a `BashOutput` poll → the shell id it polls.
+    polls: HashMap<String, String>,
+    /// Background shell id (`bash_1`) → command event index.
+    shells: HashMap<String, usize>,
+    /// The last human `!cmd` still waiting for its output.
+    human_command: Option<usize>,
+}
+
+/// Whether a line looks like a Claude Code record (for detection).
+pub fn looks_like(record: &Value) -> bool {
+    let has = |key: &str| record.get(key).is_some();
+    let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+    (has("parentUuid") || has("sessionId") || has("session_id") || has("message"))
+        && matches!(kind, "user" | "assistant" | "system" | "summary" | "result")
+        || matches!(kind, "file-history-snapshot" | "summary")
+}
+
+/// Parses a session file.
+pub fn parse(text: &str, source: usize) -> Parsed {
+    let mut state = State::default();
+    for (number, (offset, line)) in lines_with_offsets(text).enumerate() {
+        let span = Span::new(source, offset, offset + line.len());
+        let line_number = u32::try_from(number + 1).unwrap_or(u32::MAX);
+        let json = strip_read_prefix(line).trim();
+        if json.is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(json) {
+            Ok(record) => state.record(&record, span),
+            Err(error) => {
+                state.parsed.diagnostics.push(Diagnostic::warning(
+                    source,
+                    Some(line_number),
+                    format!("malformed JSON record skipped: {error}"),
+                ));
+                state.parsed.events.push(Event {
+                    span,
+                    kind: EventKind::Unrecognized,
+                });
+            }
+        }
+    }
+    state.parsed
+}
+
+/// Claude Code's Read tool prefixes lines with `     12→`; pasted back, they
+/// must go before the JSON can be read.
+fn strip_read_prefix(line: &str) -> &str {
+    let trimmed = line.trim_start();
+    let digits = trimmed.len()
+        - trimmed
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .len();
+    if digits > 0
+        && let Some(rest) = trimmed[digits..].strip_prefix('→')
+    {
+        return rest;
+    }
+    line
+}
+
+impl State {
+    fn push(&mut self, span: Span, kind: EventKind) -> usize {
+        self.parsed.events.push(Event { span, kind });
+        self.parsed.events.len() - 1
+    }
+
+    fn record(&mut self, record: &Value, span: Span) {
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        let time = record
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match kind {
+            "assistant" => self.assistant(record, span, time),
+            "user" => self.user(record, span),
+            // A conversation summary: prose, never evidence.
+            "summary" => {
+                self.push(
+                    span,
+                    EventKind::Prose {
+                        role: Role::Unknown,
+                    },
+                );
+            }
+            _ => {
+                self.push(span, EventKind::Unrecognized);
+            }
+        }
+    }
+
+    fn assistant(&mut self, record: &Value, span: Span, time: Option<String>) {
+        let Some(content) = record.pointer("/message/content") else {
+            self.push(span, EventKind::Unrecognized);
+            return;
+        };
+        // Older files put one block per record; stream-json and newer files
+        // may put several. Either way each block is handled on its own.
+        let blocks: Vec<&Value> = match content {
+            Value::Array(blocks) => blocks.iter().collect(),
+            Value::String(_) => vec![content],
+            _ => Vec::new(),
+        };
+        for block in blocks {
+            if block.is_string() {
+                self.push(
+                    span,
+                    EventKind::Prose {
+                        role: Role::Assistant,
+                    },
+                );
+                continue;
+            }
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    self.push(
+                        span,
+                        EventKind::Prose {
+                            role: Role::Assistant,
+                        },
+                    );
+                }
+                Some("tool_use") => self.tool_use(block, span, time.clone()),
+                // Thinking is private reasoning, not a claim.
+                _ => {}
+            }
+        }
+    }
+
+    fn tool_use(&mut self, block: &Value, span: Span, time: Option<String>) {
+        let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+        let id = block
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let input = block.get("input");
+        if SHELL_TOOLS.contains(&name) {
+            let Some(command) = input.and_then(|i| i.get("command")).and_then(Value::as_str) else {
+                return;
+            };
+            let background = input
+                .and_then(|i| i.get("run_in_background"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let event = self.push(
+                span,
+                EventKind::Command {
+                    text: command.to_owned(),
+                    actor: Actor::Agent,
+                    prompt_host: None,
+                    time,
+                    background,
+                },
+            );
+            self.commands.insert(id, event);
+        } else if POLL_TOOLS.contains(&name) {
+            let shell = input
+                .and_then(|i| {
+                    i.get("bash_id")
+                        .or_else(|| i.get("shell_id"))
+                        .or_else(|| i.get("task_id"))
+                })
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            self.polls.insert(id, shell.to_owned());
+        }
+    }
+
+    fn user(&mut self, record: &Value, span: Span) {
+        let content = record.pointer("/message/content");
+        match content {
+            Some(Value::String(text)) => self.user_text(text, record, span),
+            Some(Value::Array(blocks)) => {
+                for block in blocks {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some("tool_result") => self.tool_result(block, record, span),
+                        Some("text") => {
+                            let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+                            self.user_text(text, record, span);
+                        }
+                        // Images and documents are skipped, not copied.
+                        _ => {}
+                    }
+                }
+            }
+            _ => {
+                self.push(span, EventKind::Unrecognized);
+            }
+        }
+    }
+
+    fn user_text(&mut self, text: &str, record: &Value, span: Span) {
+        // `!cmd` in Claude Code: a command the human ran, not the agent.
+        if let Some(command) = between(text, "<bash-input>", "</bash-input>") {
+            let event = self.push(
+                span,
+                EventKind::Command {
+                    text: command.to_owned(),
+                    actor: Actor::Human,
+                    prompt_host: None,
+                    time: record
+                        .get("timestamp")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    background: false,
+                },
+            );
+            self.human_command = Some(event);
+            return;
+        }
+        if text.contains("<bash-stdout>") || text.contains("<bash-stderr>") {
+            if let Some(command) = self.human_command.take() {
+                let mut output = between(text, "<bash-stdout>", "</bash-stdout>")
+                    .unwrap_or("")
+                    .to_owned();
+                let stderr = between(text, "<bash-stderr>", "</bash-stderr>").unwrap_or("");
+                if !stderr.is_empty() {
+                    output.push('\n');
+                    output.push_str(stderr);
+                }
+                self.push(
+                    span,
+                    EventKind::Output {
+                        command,
+                        text: Some(output),
+                        exit_code: None,
+                        is_error: false,
+                    },
+                );
+            }
+            return;
+        }
+        let meta = text.starts_with("<command-")
+            || text.starts_with("<local-command")
+            || text.starts_with("<system-reminder>");
+        if meta {
+            self.push(span, EventKind::Unrecognized);
+        } else {
+            // Compaction summaries are user records too: prose, not evidence.
+            self.push(span, EventKind::Prose { role: Role::User });
+        }
+    }
+
+    fn tool_result(&mut self, block: &Value, record: &Value, span: Span) {
+        let id = block
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let text = result_text(block.get("content"));
+        let is_error = block
+            .get("is_error")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if let Some(&command) = self.commands.get(id) {
+            // `Command running in background with ID: bash_1`
+            if let Some(shell) = text
+                .split("with ID: ")
+                .nth(1)
+                .map(|rest| {
+                    rest.split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .trim_end_matches('.')
+                })
+                .filter(|_| text.contains("running in background"))
+            {
+                self.shells.insert(shell.to_owned(), command);
+                return;
+            }
+            let (exit_code, body) = split_exit_code(&text);
+            if text.contains("<persisted-output>") {
+                self.parsed.diagnostics.push(Diagnostic::info(
+                    span.source,
+                    None,
+                    "a tool output was saved outside the session file (<persisted-output>); only its preview was analyzed",
+                ));
+            }
+            self.push(
+                span,
+                EventKind::Output {
+                    command,
+                    text: Some(body.to_owned()),
+                    exit_code,
+                    is_error,
+                },
+            );
+            return;
+        }
+        if let Some(shell) = self.polls.get(id) {
+            let Some(&command) = self.shells.get(shell) else {
+                return;
+            };
+            let structured = record
+                .get("toolUseResult")
+                .or_else(|| record.get("tool_use_result"));
+            let stdout = structured
+                .and_then(|r| r.get("stdout"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| between(&text, "<stdout>", "</stdout>").map(str::to_owned))
+                .unwrap_or_default();
+            let exit_code = structured
+                .and_then(|r| r.get("exitCode"))
+                .and_then(Value::as_i64)
+                .and_then(|c| i32::try_from(c).ok());
+            self.push(
+                span,
+                EventKind::Output {
+                    command,
+                    text: Some(stdout),
+                    exit_code,
+                    is_error,
+                },
+            );
+        }
+    }
+}
+
+/// The text of a tool result: a string, or a list of text blocks.
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Splits `Exit code N\n…` (Claude Code ≥ 2.0) into the code and the output.
+fn split_exit_code(text: &str) -> (Option<i32>, &str) {
+    let text_without_error = text.strip_prefix("Error: ").unwrap_or(text);
+    if let Some(rest) = text_without_error.strip_prefix("Exit code ") {
+        let (code, body) = rest.split_once('\n').unwrap_or((rest, ""));
+        if let Ok(code) = code.trim().parse() {
+            return (Some(code), body);
+        }
+    }
+    (None, text)
+}
+
+fn between<'t>(text: &'t str, open: &str, close: &str) -> Option<&'t str> {
+    let start = text.find(open)? + open.len();
+    let end = text[start..].find(close).map_or(text.len(), |e| start + e);
+    Some(&text[start..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(text: &str) -> Vec<String> {
+        parse(text, 0)
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Command { text, actor, .. } => format!("cmd {actor:?} {text}"),
+                EventKind::Output {
+                    command,
+                    text,
+                    exit_code,
+                    ..
+                } => format!(
+                    "out {command} {exit_code:?} {}",
+                    text.as_deref().unwrap_or("")
+                ),
+                EventKind::Prose { role } => format!("prose {role:?}"),
+                _ => "other".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tool_use_and_result_pair_by_id_not_position() {
+        let text = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"echo a"}}]},"timestamp":"2026-01-01T00:00:00Z"}
+{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"b","name":"Bash","input":{"command":"false"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":"Exit code 1\nboom","is_error":true}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"a"}]}}
+"#;
+        assert_eq!(
+            events(text),
+            [
+                "cmd Agent echo a",
+                "cmd Agent false",
+                "out 1 Some(1) boom",
+                "out 0 None a"
+            ]
+        );
+    }
+
+    #[test]
+    fn background_shell_output_comes_from_polls() {
+        let text = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"vllm serve m","run_in_background":true}}]}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"Command running in background with ID: bash_1"}]}}
+{"type":"assistant","message":{"content":[{"type":"tool_use","id":"p","name":"BashOutput","input":{"bash_id":"bash_1"}}]}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"p","content":"<status>running</status>"}]},"toolUseResult":{"shellId":"bash_1","stdout":"INFO started","exitCode":null}}
+"#;
+        assert_eq!(
+            events(text),
+            ["cmd Agent vllm serve m", "out 0 None INFO started"]
+        );
+    }
+
+    #[test]
+    fn human_commands_thinking_and_bad_lines() {
+        let text = "{\"type\":\"user\",\"message\":{\"content\":\"<bash-input>nvidia-smi</bash-input>\"}}\n{\"type\":\"user\",\"message\":{\"content\":\"<bash-stdout>No running processes found</bash-stdout><bash-stderr></bash-stderr>\"}}\n{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"thinking\",\"thinking\":\"hmm\"}]}}\n{not json\n     5→{\"type\":\"summary\",\"summary\":\"s\"}\n";
+        let parsed = parse(text, 0);
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert_eq!(parsed.diagnostics[0].line, Some(4));
+        assert_eq!(
+            events(text),
+            [
+                "cmd Human nvidia-smi",
+                "out 0 None No running processes found",
+                "other",
+                "prose Unknown"
+            ]
+        );
+    }
+}

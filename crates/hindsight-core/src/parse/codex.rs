@@ -1,0 +1,306 @@
+//! OpenAI Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).
+//!
+//! Each line is `{"timestamp","type","payload"}`. Shell commands come from
+//! `function_call` records of three generations of tools (`shell` with an argv
+//! array, `shell_command` with a string, `exec_command` with `cmd`) and from
+//! `local_shell_call`; outputs from `function_call_output`, paired by
+//! `call_id`, whose exit code is either JSON metadata or an `Exit code: N` /
+//! `Process exited with code N` header. Assistant text appears twice (as a
+//! `response_item` message and as an `agent_message` event): shown once.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Actor, Event, EventKind, Parsed, Role};
+use crate::diagnostic::Diagnostic;
+use crate::source::{Span, lines_with_offsets};
+
+/// Whether a record looks like a Codex rollout line (for detection).
+pub fn looks_like(record: &Value) -> bool {
+    record.get("payload").is_some()
+        && matches!(
+            record.get("type").and_then(Value::as_str),
+            Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+        )
+}
+
+/// Parses a rollout file.
+pub fn parse(text: &str, source: usize) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut calls: HashMap<String, usize> = HashMap::new();
+    // The last assistant text, to drop its `agent_message` duplicate.
+    let mut last_assistant_text: Option<String> = None;
+    for (number, (offset, line)) in lines_with_offsets(text).enumerate() {
+        let span = Span::new(source, offset, offset + line.len());
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: Value = match serde_json::from_str(line.trim()) {
+            Ok(record) => record,
+            Err(error) => {
+                parsed.diagnostics.push(Diagnostic::warning(
+                    source,
+                    Some(u32::try_from(number + 1).unwrap_or(u32::MAX)),
+                    format!("malformed JSON record skipped: {error}"),
+                ));
+                parsed.events.push(Event {
+                    span,
+                    kind: EventKind::Unrecognized,
+                });
+                continue;
+            }
+        };
+        let time = record
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        // Early rollouts had no envelope: the record is the payload.
+        let (kind, payload) = match record.get("payload") {
+            Some(payload) => (
+                record.get("type").and_then(Value::as_str).unwrap_or(""),
+                payload,
+            ),
+            None => ("response_item", &record),
+        };
+        let item = payload.get("type").and_then(Value::as_str).unwrap_or("");
+        let mut push = |kind: EventKind| {
+            parsed.events.push(Event { span, kind });
+            parsed.events.len() - 1
+        };
+        match (kind, item) {
+            ("response_item", "function_call" | "local_shell_call" | "custom_tool_call") => {
+                if let Some(command) = command_of(payload) {
+                    let id = push(EventKind::Command {
+                        text: command,
+                        actor: Actor::Agent,
+                        prompt_host: None,
+                        time,
+                        background: false,
+                    });
+                    if let Some(call) = payload.get("call_id").and_then(Value::as_str) {
+                        calls.insert(call.to_owned(), id);
+                    }
+                } else {
+                    push(EventKind::Unrecognized);
+                }
+            }
+            ("response_item", "function_call_output" | "custom_tool_call_output") => {
+                let call = payload.get("call_id").and_then(Value::as_str).unwrap_or("");
+                match calls.get(call) {
+                    Some(&command) => {
+                        let (exit_code, body) = output_of(payload.get("output"));
+                        push(EventKind::Output {
+                            command,
+                            text: Some(body),
+                            exit_code,
+                            is_error: exit_code.is_some_and(|c| c != 0),
+                        });
+                    }
+                    None => {
+                        push(EventKind::Unrecognized);
+                    }
+                }
+            }
+            ("response_item", "message") => {
+                let role = match payload.get("role").and_then(Value::as_str) {
+                    Some("assistant") => Role::Assistant,
+                    Some("user") => Role::User,
+                    _ => Role::Unknown,
+                };
+                if role == Role::Assistant {
+                    last_assistant_text = Some(message_text(payload));
+                }
+                push(EventKind::Prose { role });
+            }
+            ("event_msg", "agent_message") => {
+                let text = payload.get("message").and_then(Value::as_str).unwrap_or("");
+                if last_assistant_text.as_deref() == Some(text) {
+                    push(EventKind::Unrecognized);
+                } else {
+                    push(EventKind::Prose {
+                        role: Role::Assistant,
+                    });
+                }
+            }
+            _ => {
+                push(EventKind::Unrecognized);
+            }
+        }
+    }
+    parsed
+}
+
+/// The shell command of a tool call, whichever generation of tool it is.
+fn command_of(payload: &Value) -> Option<String> {
+    if let Some(argv) = payload.pointer("/action/command").and_then(Value::as_array) {
+        return Some(from_argv(argv));
+    }
+    let name = payload.get("name").and_then(Value::as_str).unwrap_or("");
+    if !matches!(
+        name,
+        "shell" | "shell_command" | "exec_command" | "container.exec" | "local_shell"
+    ) {
+        return None;
+    }
+    let arguments: Value = match payload.get("arguments") {
+        Some(Value::String(text)) => serde_json::from_str(text).ok()?,
+        Some(other) => other.clone(),
+        None => return None,
+    };
+    match arguments.get("command").or_else(|| arguments.get("cmd")) {
+        Some(Value::Array(argv)) => Some(from_argv(argv)),
+        Some(Value::String(command)) => Some(command.clone()),
+        _ => None,
+    }
+}
+
+/// `["bash","-lc","script"]` → `script`; any other argv is re-quoted.
+fn from_argv(argv: &[Value]) -> String {
+    let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+    if let [shell, flag, script] = words.as_slice() {
+        let shell = shell.rsplit('/').next().unwrap_or(shell);
+        if matches!(shell, "bash" | "sh" | "zsh") && matches!(*flag, "-lc" | "-c") {
+            return (*script).to_owned();
+        }
+    }
+    words
+        .iter()
+        .map(|w| {
+            if w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:@,".contains(c))
+                && !w.is_empty()
+            {
+                (*w).to_owned()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The output text and exit code, from any of the output shapes.
+fn output_of(output: Option<&Value>) -> (Option<i32>, String) {
+    let text = match output {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::Object(_)) => {
+            let object = output.cloned().unwrap_or(Value::Null);
+            return structured(&object).unwrap_or((None, object.to_string()));
+        }
+        _ => String::new(),
+    };
+    // The 2025 `shell` tool: a JSON string with `output` and `metadata`.
+    if text.trim_start().starts_with('{')
+        && let Ok(object) = serde_json::from_str::<Value>(&text)
+        && let Some(result) = structured(&object)
+    {
+        return result;
+    }
+    header(&text)
+}
+
+fn structured(object: &Value) -> Option<(Option<i32>, String)> {
+    let body = object.get("output").and_then(Value::as_str)?;
+    let code = object
+        .pointer("/metadata/exit_code")
+        .or_else(|| object.get("exit_code"))
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok());
+    Some((code, body.to_owned()))
+}
+
+/// `Exit code: 0\nWall time: …\nOutput:\n…` and the unified-exec header.
+fn header(text: &str) -> (Option<i32>, String) {
+    let mut code = None;
+    for line in text.lines().take(8) {
+        let value = line
+            .strip_prefix("Exit code: ")
+            .or_else(|| line.strip_prefix("Process exited with code "));
+        if let Some(value) = value {
+            code = value.trim().parse().ok();
+        }
+    }
+    let body = match text.find("Output:\n") {
+        Some(at) if code.is_some() || text[..at].contains("Wall time") => &text[at + 8..],
+        _ => text,
+    };
+    (code, body.to_owned())
+}
+
+fn message_text(payload: &Value) -> String {
+    payload
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(text: &str) -> Vec<String> {
+        parse(text, 0)
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Command { text, .. } => format!("cmd {text}"),
+                EventKind::Output {
+                    command,
+                    text,
+                    exit_code,
+                    ..
+                } => {
+                    format!(
+                        "out {command} {exit_code:?} {}",
+                        text.as_deref().unwrap_or("")
+                    )
+                }
+                EventKind::Prose { role } => format!("prose {role:?}"),
+                _ => "other".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_shell_tool_and_output_shape() {
+        let text = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls /x\"]}","call_id":"c1"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"a\\nb\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"false\"}","call_id":"c2"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Exit code: 1\nWall time: 0.1 seconds\nOutput:\nno"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"echo hi\"}","call_id":"c3"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c3","output":"Chunk ID: x\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi"}}
+"#;
+        assert_eq!(
+            events(text),
+            [
+                "cmd ls /x",
+                "out 0 Some(0) a\nb\n",
+                "cmd false",
+                "out 2 Some(1) no",
+                "cmd echo hi",
+                "out 4 Some(0) hi"
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicated_assistant_text_is_shown_once() {
+        let text = r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}
+{"timestamp":"t","type":"event_msg","payload":{"type":"agent_message","message":"Done."}}
+"#;
+        assert_eq!(events(text), ["prose Assistant", "other"]);
+    }
+}
