@@ -132,7 +132,8 @@ fi
 # Trunk builds with cargo --offline (Trunk.toml), so every crate in Cargo.lock
 # must be in the local cache first. A no-op when they are.
 step "crates in Cargo.lock (cargo fetch)"
-cargo fetch --locked --quiet
+cargo fetch --locked --quiet ||
+    die "cargo fetch --locked failed: is Cargo.lock up to date with the Cargo.toml files?"
 have "all in the local cache"
 
 # --- npm dependencies of the browser e2e test ---------------------------------
