@@ -115,9 +115,18 @@ fn unreadable_files_and_bad_flags_fail_with_one_clear_line() {
 
     let out = cli(&["analyze", "--input-format", "nope", "x"], "", false);
     assert_eq!(out.code, EXIT_ERROR);
-    assert!(out.stderr.contains(
-        "unknown format `nope`; known: pasted-text, claude-code-jsonl, codex-rollout, sglang-log"
-    ));
+    let names: Vec<&str> = hindsight_core::Format::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    assert!(
+        out.stderr.contains(&format!(
+            "unknown format `nope`; known: {}",
+            names.join(", ")
+        )),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

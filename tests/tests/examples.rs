@@ -236,3 +236,48 @@ fn the_seed_in_claude_code_and_codex_formats_gives_the_same_checkpoints_and_find
         );
     }
 }
+
+#[test]
+fn every_input_format_is_detected_from_its_first_bytes() {
+    let root = hindsight_tests::root().join("examples");
+    let expected = [
+        ("seed-sglang-eagle3/transcript.txt", "pasted-text"),
+        ("seed-sglang-eagle3/sglang_eagle3_aqmedai.log", "sglang-log"),
+        ("seed-sglang-eagle3/report.json", "json-document"),
+        ("seed-claude-code/session.jsonl", "claude-code-jsonl"),
+        (
+            "seed-codex/rollout-2026-02-11T22-10-00-0199a6c2-5e1b-7c3d-9a8f-1b2c3d4e5f60.jsonl",
+            "codex-rollout",
+        ),
+        ("claude-tui-vllm-port-refused/transcript.txt", "pasted-text"),
+        ("diligent-sglang-verified/transcript.txt", "pasted-text"),
+        (
+            "aider-vllm-curl-unrecorded/.aider.chat.history.md",
+            "aider-history",
+        ),
+        (
+            "openhands-vllm-verified/trajectory.json",
+            "openhands-trajectory",
+        ),
+        (
+            "swe-agent-sglang-ps-only/serve-qwen__repo-1.traj",
+            "swe-agent-trajectory",
+        ),
+    ];
+    for (file, format) in expected {
+        let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        assert_eq!(
+            hindsight_core::parse::detect(&text).name(),
+            format,
+            "{file}"
+        );
+    }
+    // Every format but the inert JSON document has a case above.
+    for format in hindsight_core::Format::ALL {
+        assert!(
+            expected.iter().any(|(_, f)| *f == format.name()),
+            "{} has no detection case",
+            format.name()
+        );
+    }
+}

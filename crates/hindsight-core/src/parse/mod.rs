@@ -4,12 +4,16 @@
 //! does not understand are kept as [`EventKind::Unrecognized`] so nothing is
 //! silently dropped. Parsers know nothing of checkpoints or rules.
 
+pub mod aider;
 pub mod claude_code;
 pub mod codex;
+mod json_doc;
 pub mod logline;
+pub mod openhands;
 pub mod pasted;
 pub mod sglang_log;
 pub mod shell;
+pub mod swe_agent;
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +34,12 @@ pub enum Format {
     ClaudeCodeJsonl,
     /// An OpenAI Codex CLI rollout (JSONL).
     CodexRollout,
+    /// aider's `.aider.chat.history.md`.
+    AiderHistory,
+    /// An OpenHands trajectory (JSON array of events).
+    OpenhandsTrajectory,
+    /// A SWE-agent `.traj` file.
+    SweAgentTrajectory,
     /// An SGLang server log.
     SglangLog,
     /// A JSON document of no known transcript shape (a saved report, a
@@ -42,6 +52,9 @@ impl Format {
         Format::PastedText,
         Format::ClaudeCodeJsonl,
         Format::CodexRollout,
+        Format::AiderHistory,
+        Format::OpenhandsTrajectory,
+        Format::SweAgentTrajectory,
         Format::SglangLog,
         Format::JsonDocument,
     ];
@@ -51,6 +64,9 @@ impl Format {
             Format::PastedText => "pasted-text",
             Format::ClaudeCodeJsonl => "claude-code-jsonl",
             Format::CodexRollout => "codex-rollout",
+            Format::AiderHistory => "aider-history",
+            Format::OpenhandsTrajectory => "openhands-trajectory",
+            Format::SweAgentTrajectory => "swe-agent-trajectory",
             Format::SglangLog => "sglang-log",
             Format::JsonDocument => "json-document",
         }
@@ -62,7 +78,13 @@ impl Format {
 
     /// Whether the format stores text escaped inside JSON strings.
     pub fn is_json(self) -> bool {
-        matches!(self, Format::ClaudeCodeJsonl | Format::CodexRollout)
+        matches!(
+            self,
+            Format::ClaudeCodeJsonl
+                | Format::CodexRollout
+                | Format::OpenhandsTrajectory
+                | Format::SweAgentTrajectory
+        )
     }
 
     /// Whether this format is a server log (as opposed to a transcript).
@@ -142,7 +164,10 @@ pub fn detect(text: &str) -> Format {
         return format;
     }
     if looks_like_json_document(head) {
-        return Format::JsonDocument;
+        return detect_json_document(text);
+    }
+    if aider::looks_like(head) {
+        return Format::AiderHistory;
     }
     let mut log_lines = 0usize;
     let mut transcript_marks = 0usize;
@@ -177,6 +202,20 @@ fn looks_like_json_document(head: &str) -> bool {
     )
 }
 
+/// Whole-document JSON transcripts, told apart by their keys.
+fn detect_json_document(text: &str) -> Format {
+    let Ok(document) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Format::JsonDocument;
+    };
+    if swe_agent::is_trajectory(&document) {
+        Format::SweAgentTrajectory
+    } else if openhands::events_of(&document).is_some() {
+        Format::OpenhandsTrajectory
+    } else {
+        Format::JsonDocument
+    }
+}
+
 /// JSONL transcripts: the first records that parse decide. The first line of
 /// a Claude Code file can exceed the head we look at, so a cut line counts as
 /// JSON when it starts like one.
@@ -203,7 +242,7 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         }
     }
     // JSON lines of no known shape: Claude Code's reader keeps unknown records.
-    (json_lines > 0).then_some(Format::ClaudeCodeJsonl)
+    (json_lines > 1).then_some(Format::ClaudeCodeJsonl)
 }
 
 /// Parses one source with the given format.
@@ -212,6 +251,9 @@ pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
         Format::PastedText => pasted::parse(&source.text, id),
         Format::ClaudeCodeJsonl => claude_code::parse(&source.text, id),
         Format::CodexRollout => codex::parse(&source.text, id),
+        Format::AiderHistory => aider::parse(&source.text, id),
+        Format::OpenhandsTrajectory => openhands::parse(&source.text, id),
+        Format::SweAgentTrajectory => swe_agent::parse(&source.text, id),
         Format::SglangLog => sglang_log::parse(&source.text, id),
         Format::JsonDocument => Parsed {
             events: Vec::new(),
@@ -236,7 +278,16 @@ mod tests {
             "[msg 1] assistant\n$ tail -5 /x.log\n[2026-02-11 22:35:07 TP0] Load weight begin.\n";
         assert_eq!(detect(chat), Format::PastedText);
         assert_eq!(detect("{\n  \"version\": 1\n}\n"), Format::JsonDocument);
-        assert_eq!(detect("[\n  {\"action\": 1}\n]"), Format::JsonDocument);
+        assert_eq!(detect("[\n  {\"name\": 1}\n]"), Format::JsonDocument);
+        assert_eq!(
+            detect("[\n  {\"action\": \"run\"}\n]"),
+            Format::OpenhandsTrajectory
+        );
+        assert_eq!(detect("{\"trajectory\": []}"), Format::SweAgentTrajectory);
+        assert_eq!(
+            detect("# aider chat started at 2025-06-01 10:00:00\n"),
+            Format::AiderHistory
+        );
         assert_eq!(detect("[msg 3101] user\nhi\n"), Format::PastedText);
         assert_eq!(
             detect("[2026-02-11 22:34:51] server_args=ServerArgs(tp_size=8)\n"),

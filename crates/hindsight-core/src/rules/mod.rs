@@ -37,8 +37,9 @@ impl Severity {
     }
 }
 
-/// Whether the check a finding is about was never made, or made and failed.
-/// ("Checked and passed" produces no finding.)
+/// Whether the check a finding is about was never made, made and failed, or
+/// made with a result the transcript does not hold. ("Checked and passed"
+/// produces no finding.)
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
@@ -48,6 +49,8 @@ impl Severity {
 pub enum CheckStatus {
     NotChecked,
     Failed,
+    /// Checked, but the transcript lacks the result (aider keeps no output).
+    Inconclusive,
 }
 
 /// A rule's declaration: identity, documentation and the check itself.

@@ -39,6 +39,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let port = server.port()?;
     let launch = launch_quote(timeline, server)?;
     let mut failed = Vec::new();
+    let mut unknown = Vec::new();
     let mut looks = 0usize;
     for checkpoint in observers(timeline, server) {
         looks += 1;
@@ -62,16 +63,14 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             } else if !same_host(checkpoint.host.as_deref(), server.host.as_deref()) {
                 continue;
             }
+            let quote = check
+                .line
+                .clone()
+                .unwrap_or_else(|| checkpoint.command_quote());
             match check.outcome {
                 Outcome::Passed => return None,
-                Outcome::Failed | Outcome::Unknown => {
-                    failed.push(
-                        check
-                            .line
-                            .clone()
-                            .unwrap_or_else(|| checkpoint.command_quote()),
-                    );
-                }
+                Outcome::Failed => failed.push(quote),
+                Outcome::Unknown => unknown.push(quote),
             }
         }
         // The engine's own bind or readiness line, seen in the agent's output.
@@ -91,7 +90,22 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
         &format!("ss -ltnp | grep :{port}; curl -sS -m 5 http://127.0.0.1:{port}/v1/models"),
     );
     let mut evidence = vec![launch];
-    let (status, severity, message) = if failed.is_empty() {
+    let (status, severity, message) = if failed.is_empty() && !unknown.is_empty() {
+        let count = unknown.len();
+        evidence.extend(unknown);
+        (
+            CheckStatus::Inconclusive,
+            RULE.severity,
+            format!(
+                "The {} was launched{}; the agent checked port {port} {count} time{}, but the \
+                 transcript does not show what the check{} returned.",
+                describe(server),
+                launch_ref(timeline, server),
+                if count == 1 { "" } else { "s" },
+                if count == 1 { "" } else { "s" },
+            ),
+        )
+    } else if failed.is_empty() {
         if let Some(last) = observers(timeline, server).last() {
             evidence.push(last.command_quote());
         }

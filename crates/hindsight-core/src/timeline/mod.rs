@@ -513,8 +513,11 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
             }
             Observation::Http { host, port, .. } => {
                 let failure = lines.iter().find(|(_, line)| is_request_failure(line));
+                // `curl -s` prints nothing when it fails; its exit code says it.
+                let exited_badly = checkpoint.exit_code.is_some_and(|code| code != 0);
                 let outcome = match (failure, lines.is_empty()) {
                     (Some(_), _) => Outcome::Failed,
+                    (None, _) if exited_badly => Outcome::Failed,
                     (None, true) => Outcome::Unknown,
                     (None, false) => Outcome::Passed,
                 };

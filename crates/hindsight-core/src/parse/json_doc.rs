@@ -1,0 +1,59 @@
+//! Shared help for whole-document JSON formats (OpenHands, SWE-agent): they
+//! are not line-oriented, so an event's span is found by locating its
+//! JSON-escaped text in the document, moving forward as events go.
+
+use crate::source::Span;
+
+/// Finds successive JSON values in a document to give events real spans.
+pub(super) struct Locator<'t> {
+    text: &'t str,
+    source: usize,
+    cursor: usize,
+}
+
+impl<'t> Locator<'t> {
+    pub(super) fn new(text: &'t str, source: usize) -> Self {
+        Self {
+            text,
+            source,
+            cursor: 0,
+        }
+    }
+
+    /// The span of `value` as a JSON string literal at or after the cursor,
+    /// or an empty span at the cursor when it cannot be found (text written
+    /// with other escapes). Never moves backwards.
+    pub(super) fn string(&mut self, value: &str) -> Span {
+        let span = self.find(value);
+        self.cursor = self.cursor.max(span.end);
+        span
+    }
+
+    /// Like [`Locator::string`], without moving: for values of one event
+    /// whose order in the text is not known.
+    pub(super) fn find(&self, value: &str) -> Span {
+        let needle = serde_json::to_string(value).unwrap_or_default();
+        match self
+            .text
+            .get(self.cursor..)
+            .and_then(|rest| rest.find(&needle))
+        {
+            Some(at) => {
+                let start = self.cursor + at;
+                Span::new(self.source, start, start + needle.len())
+            }
+            None => Span::new(self.source, self.cursor, self.cursor),
+        }
+    }
+
+    /// Moves past the next occurrence of `marker` (a key such as `"id": 12`).
+    pub(super) fn skip_to(&mut self, marker: &str) {
+        if let Some(at) = self
+            .text
+            .get(self.cursor..)
+            .and_then(|rest| rest.find(marker))
+        {
+            self.cursor += at;
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! OpenHands (ex-OpenDevin) trajectories: a JSON array of events, or an
+//! evaluation record with `history: [events]`.
+//!
+//! `action: "run"` events carry the command in `args.command`; their
+//! `observation: "run"` answers point back through `cause` and carry the
+//! output in `content` and the exit code in `extras.metadata.exit_code`
+//! (older: `extras.exit_code`; `-1` means still running or timed out).
+//! `args.is_input` marks text typed into a running process, not a command.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::json_doc::Locator;
+use super::{Actor, Event, EventKind, Parsed, Role};
+use crate::diagnostic::Diagnostic;
+
+/// The events of a document, if it is an OpenHands trajectory.
+pub fn events_of(document: &Value) -> Option<&Vec<Value>> {
+    let events = match document {
+        Value::Array(events) => events,
+        Value::Object(object) => object.get("history")?.as_array()?,
+        _ => return None,
+    };
+    events
+        .iter()
+        .any(|e| e.get("action").is_some() || e.get("observation").is_some())
+        .then_some(events)
+}
+
+/// Parses a trajectory document.
+pub fn parse(text: &str, source: usize) -> Parsed {
+    let mut parsed = Parsed::default();
+    let document: Value = match serde_json::from_str(text) {
+        Ok(document) => document,
+        Err(error) => {
+            parsed.diagnostics.push(Diagnostic::warning(
+                source,
+                u32::try_from(error.line()).ok(),
+                format!("not valid JSON, so nothing was read from this trajectory: {error}"),
+            ));
+            return parsed;
+        }
+    };
+    let Some(events) = events_of(&document) else {
+        parsed.diagnostics.push(Diagnostic::warning(
+            source,
+            None,
+            "no OpenHands events (`action`/`observation`) found in this JSON document",
+        ));
+        return parsed;
+    };
+    let mut locator = Locator::new(text, source);
+    let mut actions: HashMap<i64, usize> = HashMap::new();
+    for event in events {
+        if let Some(id) = event.get("id").and_then(Value::as_i64) {
+            locator.skip_to(&format!("\"id\": {id}"));
+        }
+        let time = event
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let agent = event.get("source").and_then(Value::as_str) != Some("user");
+        match (
+            event.get("action").and_then(Value::as_str),
+            event.get("observation").and_then(Value::as_str),
+        ) {
+            (Some("run"), _) => {
+                let args = event.get("args");
+                let command = args.and_then(|a| a.get("command")).and_then(Value::as_str);
+                let is_input = args
+                    .and_then(|a| a.get("is_input"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let command_span = command.map(|c| locator.find(c));
+                if let Some(thought) = args
+                    .and_then(|a| a.get("thought"))
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                {
+                    let span = locator.find(thought);
+                    parsed.events.push(Event {
+                        span,
+                        kind: EventKind::Prose {
+                            role: Role::Assistant,
+                        },
+                    });
+                }
+                let Some(command) = command.filter(|_| !is_input) else {
+                    continue;
+                };
+                let span = command_span.unwrap_or_else(|| locator.find(command));
+                locator.string(command);
+                if let Some(id) = event.get("id").and_then(Value::as_i64) {
+                    actions.insert(id, parsed.events.len());
+                }
+                parsed.events.push(Event {
+                    span,
+                    kind: EventKind::Command {
+                        text: command.to_owned(),
+                        actor: if agent { Actor::Agent } else { Actor::Human },
+                        prompt_host: None,
+                        time,
+                        background: false,
+                    },
+                });
+            }
+            (Some("message"), _) => {
+                let content = event
+                    .pointer("/args/content")
+                    .or_else(|| event.get("message"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let span = locator.string(content);
+                parsed.events.push(Event {
+                    span,
+                    kind: EventKind::Prose {
+                        role: if agent { Role::Assistant } else { Role::User },
+                    },
+                });
+            }
+            (_, Some("run")) => {
+                let Some(&command) = event
+                    .get("cause")
+                    .and_then(Value::as_i64)
+                    .and_then(|cause| actions.get(&cause))
+                else {
+                    continue;
+                };
+                let content = event.get("content").and_then(Value::as_str).unwrap_or("");
+                let exit_code = event
+                    .pointer("/extras/metadata/exit_code")
+                    .or_else(|| event.pointer("/extras/exit_code"))
+                    .and_then(Value::as_i64)
+                    .and_then(|c| i32::try_from(c).ok());
+                let span = locator.string(content);
+                parsed.events.push(Event {
+                    span,
+                    kind: EventKind::Output {
+                        command,
+                        text: Some(content.to_owned()),
+                        exit_code: exit_code.filter(|c| *c >= 0),
+                        is_error: exit_code.is_some_and(|c| c > 0)
+                            || event.get("success").and_then(Value::as_bool) == Some(false),
+                    },
+                });
+            }
+            _ => {}
+        }
+    }
+    parsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_actions_and_observations_pair_by_cause() {
+        let text = r#"[
+  {"id": 12, "timestamp": "2025-01-01T12:00:00.123456", "source": "agent", "action": "run",
+   "args": {"command": "curl -s localhost:8000/health", "is_input": false, "thought": "Check it."}},
+  {"id": 13, "source": "agent", "action": "run", "args": {"command": "C-c", "is_input": true}},
+  {"id": 14, "source": "agent", "cause": 12, "observation": "run",
+   "content": "curl: (7) Failed to connect", "extras": {"metadata": {"exit_code": 7}}}
+]"#;
+        let parsed = parse(text, 0);
+        let kinds: Vec<String> = parsed
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::Command { text, .. } => format!("cmd {text}"),
+                EventKind::Output {
+                    command, exit_code, ..
+                } => format!("out {command} {exit_code:?}"),
+                EventKind::Prose { .. } => "prose".to_owned(),
+                _ => "other".to_owned(),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "prose",
+                "cmd curl -s localhost:8000/health",
+                "out 1 Some(7)"
+            ]
+        );
+        let command = &parsed.events[1].span;
+        assert_eq!(
+            &text[command.start..command.end],
+            "\"curl -s localhost:8000/health\""
+        );
+    }
+}
