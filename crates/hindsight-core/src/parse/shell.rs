@@ -23,8 +23,11 @@ pub struct SimpleCommand {
     pub piped_from_previous: bool,
     /// The operator that joins it to the previous command (`;`, `&&`, `||`, `|`, `&`, newline).
     pub after: Option<String>,
-    /// The `ssh` destination it runs on, as written (`root@10.1.2.3`), if any.
+    /// The `ssh` destination it runs on, as written (`root@10.1.2.3`), or
+    /// `pod/NAME` for `kubectl exec`, if any.
     pub host: Option<String>,
+    /// The container it runs in (`docker exec NAME …`), if any.
+    pub container: Option<String>,
     /// Wrappers that were removed, outermost first (`ssh`, `nohup`, `sudo`, …).
     pub wrappers: Vec<String>,
 }
@@ -63,15 +66,22 @@ pub struct Redirect {
     pub fd: Option<u32>,
     /// The operator: `>`, `>>`, `<`, `<<`, `&>`, `>&`, `<&`, `>|`, `<<<`.
     pub op: String,
-    /// The target word (for `2>&1` this is `&1`).
+    /// The target word (for `2>&1` this is `&1`; for a heredoc, its delimiter).
     pub target: String,
+    /// A heredoc's body (`<<EOF` … `EOF`).
+    pub body: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
     Word(String),
     Op(String),
-    Redirect { fd: Option<u32>, op: String },
+    Redirect {
+        fd: Option<u32>,
+        op: String,
+    },
+    /// The body of the heredoc whose redirect and delimiter came just before.
+    Heredoc(String),
 }
 
 /// How deep `ssh host 'bash -c "…"'` nesting may go before we stop unwrapping.
@@ -100,8 +110,21 @@ fn parse_at_depth(input: &str, depth: usize) -> Vec<SimpleCommand> {
                     },
                     _ => String::new(),
                 };
-                current.redirects.push(Redirect { fd, op, target });
+                let body = match iter.peek() {
+                    Some(Token::Heredoc(_)) => match iter.next() {
+                        Some(Token::Heredoc(body)) => Some(body),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                current.redirects.push(Redirect {
+                    fd,
+                    op,
+                    target,
+                    body,
+                });
             }
+            Token::Heredoc(_) => {}
             Token::Op(op) => {
                 if op == "(" || op == ")" || op == "{" || op == "}" {
                     // Subshells and groups: their commands run like any other.
@@ -197,14 +220,131 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
         if program == "ssh" {
             return unwrap_ssh(command, depth);
         }
-        if matches!(program.as_str(), "bash" | "sh" | "zsh" | "dash")
-            && let Some(script_index) = shell_c_argument(&command.argv)
+        if matches!(program.as_str(), "bash" | "sh" | "zsh" | "dash") {
+            if let Some(script_index) = shell_c_argument(&command.argv) {
+                let script = command.argv[script_index].clone();
+                return nest(&command, &script, depth, None, &program);
+            }
+            // `bash <<'EOF'` / `bash -s <<EOF`: the heredoc is the script.
+            if command.argv[1..].iter().all(|a| a.starts_with('-'))
+                && let Some(script) = heredoc_body(&command)
+            {
+                return nest(&command, &script, depth, None, &program);
+            }
+        }
+        if matches!(program.as_str(), "docker" | "podman")
+            && command.argv.get(1).is_some_and(|a| a == "exec")
         {
-            let script = command.argv[script_index].clone();
-            return nest(&command, &script, depth, None, &program);
+            return unwrap_exec(command, depth, 2, "-eEuwp", Exec::Docker);
+        }
+        if program == "kubectl" && command.argv.get(1).is_some_and(|a| a == "exec") {
+            return unwrap_exec(command, depth, 2, "-ncf", Exec::Kubectl);
         }
         return vec![command];
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exec {
+    Docker,
+    Kubectl,
+}
+
+/// Unwraps `docker exec [opts] CONTAINER cmd…` and
+/// `kubectl exec [opts] POD [--] cmd…`.
+fn unwrap_exec(
+    command: SimpleCommand,
+    depth: usize,
+    first: usize,
+    short_with_argument: &str,
+    kind: Exec,
+) -> Vec<SimpleCommand> {
+    const LONG_WITH_ARGUMENT: &[&str] = &[
+        "--env",
+        "--env-file",
+        "--user",
+        "--workdir",
+        "--detach-keys",
+        "--namespace",
+        "--container",
+        "--filename",
+        "--context",
+        "--kubeconfig",
+        "--pod-running-timeout",
+    ];
+    let args = &command.argv[first..];
+    let mut namespace = None;
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        if word == "--" {
+            i += 1;
+            continue;
+        }
+        if word.starts_with("--") {
+            let takes_next = !word.contains('=') && LONG_WITH_ARGUMENT.contains(&word.as_str());
+            if word == "--namespace" {
+                namespace = args.get(i + 1).cloned();
+            }
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        if let Some(flags) = word.strip_prefix('-') {
+            let takes_next = flags.len() == 1 && short_with_argument.contains(flags);
+            if flags == "n" {
+                namespace = args.get(i + 1).cloned();
+            }
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        break;
+    }
+    let Some(target) = args.get(i).cloned() else {
+        return vec![command];
+    };
+    let mut rest: Vec<String> = args[i + 1..].to_vec();
+    // kubectl takes options after the pod too; the command follows `--`.
+    if let Some(dashes) = rest.iter().position(|w| w == "--")
+        && (kind == Exec::Kubectl || dashes == 0)
+    {
+        rest.drain(..=dashes);
+    }
+    if rest.is_empty() {
+        return vec![command];
+    }
+    let mut inner = SimpleCommand {
+        argv: rest,
+        env: command.env.clone(),
+        redirects: command.redirects.clone(),
+        background: command.background,
+        piped_from_previous: command.piped_from_previous,
+        after: command.after.clone(),
+        host: command.host.clone(),
+        container: command.container.clone(),
+        wrappers: command.wrappers.clone(),
+    };
+    match kind {
+        Exec::Docker => {
+            inner.container = Some(target);
+            inner.wrappers.push("docker exec".to_owned());
+        }
+        Exec::Kubectl => {
+            let pod = target.trim_start_matches("pod/");
+            inner.host = Some(match namespace {
+                Some(namespace) => format!("pod/{namespace}/{pod}"),
+                None => format!("pod/{pod}"),
+            });
+            inner.wrappers.push("kubectl exec".to_owned());
+        }
+    }
+    unwrap(inner, depth + 1)
+}
+
+fn heredoc_body(command: &SimpleCommand) -> Option<String> {
+    command
+        .redirects
+        .iter()
+        .find(|r| r.op.starts_with("<<") && r.op != "<<<")
+        .and_then(|r| r.body.clone())
 }
 
 /// Unwraps `ssh [options] destination [--] command…`.
@@ -244,8 +384,12 @@ fn unwrap_ssh(command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
         rest = &rest[1..];
     }
     if rest.is_empty() {
-        // An interactive login: nothing runs remotely that we can see.
-        return vec![command];
+        // `ssh host <<'EOF' … EOF` runs the heredoc remotely; otherwise this is
+        // an interactive login and nothing runs remotely that we can see.
+        return match heredoc_body(&command) {
+            Some(script) => nest(&command, &script, depth, Some(host), "ssh"),
+            None => vec![command],
+        };
     }
     // ssh joins its remaining arguments with spaces and hands them to the remote shell.
     let script = rest.join(" ");
@@ -267,6 +411,9 @@ fn nest(
         command.wrappers = wrappers;
         if command.host.is_none() {
             command.host = host.clone().or_else(|| outer.host.clone());
+        }
+        if command.container.is_none() {
+            command.container.clone_from(&outer.container);
         }
         let mut env = outer.env.clone();
         env.append(&mut command.env);
@@ -343,6 +490,8 @@ fn lex(input: &str) -> Vec<Token> {
     let mut word = String::new();
     let mut in_word = false;
     let mut i = 0;
+    // Heredocs opened on this line: (index of their delimiter word, `<<-`).
+    let mut heredocs: Vec<(usize, bool)> = Vec::new();
     let flush = |tokens: &mut Vec<Token>, word: &mut String, in_word: &mut bool| {
         if *in_word {
             tokens.push(Token::Word(std::mem::take(word)));
@@ -400,6 +549,40 @@ fn lex(input: &str) -> Vec<Token> {
                 while i < chars.len() && chars[i] != '\n' {
                     i += 1;
                 }
+            }
+            '\n' if !heredocs.is_empty() => {
+                flush(&mut tokens, &mut word, &mut in_word);
+                i += 1;
+                // Bodies follow the line, in the order the heredocs were opened.
+                let mut inserted = 0;
+                for (index, strip_tabs) in std::mem::take(&mut heredocs) {
+                    let delimiter = match tokens.get(index + inserted) {
+                        Some(Token::Word(d)) => d.clone(),
+                        _ => continue,
+                    };
+                    let mut body = String::new();
+                    while i < chars.len() {
+                        let end = chars[i..]
+                            .iter()
+                            .position(|&c| c == '\n')
+                            .map_or(chars.len(), |p| i + p);
+                        let line: String = chars[i..end].iter().collect();
+                        i = end + 1;
+                        let candidate = if strip_tabs {
+                            line.trim_start_matches('\t')
+                        } else {
+                            line.as_str()
+                        };
+                        if candidate.trim_end() == delimiter {
+                            break;
+                        }
+                        body.push_str(candidate);
+                        body.push('\n');
+                    }
+                    tokens.insert(index + inserted + 1, Token::Heredoc(body));
+                    inserted += 1;
+                }
+                tokens.push(Token::Op(";".to_owned()));
             }
             '\n' | ';' | '|' | '&' | '(' | ')' => {
                 // `2>&1`, `>&2` and `&>` are redirections, handled below.
@@ -467,8 +650,15 @@ fn lex(input: &str) -> Vec<Token> {
                     tokens.push(Token::Word(target));
                     continue;
                 }
-                if op == "<<" || op == "<<<" {
-                    // Heredoc bodies are not commands; the delimiter is the target.
+                if op == "<<" {
+                    // `<<-` strips leading tabs from the body and delimiter.
+                    let strip_tabs = chars.get(i) == Some(&'-');
+                    if strip_tabs {
+                        op.push('-');
+                        i += 1;
+                    }
+                    // The delimiter is the next word; the body comes after the line.
+                    heredocs.push((tokens.len() + 1, strip_tabs));
                 }
                 tokens.push(Token::Redirect { fd, op });
             }
@@ -577,6 +767,38 @@ mod tests {
     }
 
     #[test]
+    fn heredocs_are_bodies_not_commands_unless_a_shell_runs_them() {
+        let commands = parse("python - <<'EOF'\nimport torch\nprint(1)\nEOF\necho done");
+        let programs: Vec<_> = commands.iter().map(SimpleCommand::program).collect();
+        assert_eq!(programs, ["python", "echo"]);
+        assert_eq!(
+            commands[0].redirects[0].body.as_deref(),
+            Some("import torch\nprint(1)\n")
+        );
+        let commands = parse("ssh root@gpu1 <<'EOF'\n\tss -ltnp | grep 8000\nnvidia-smi\nEOF");
+        let programs: Vec<_> = commands.iter().map(SimpleCommand::program).collect();
+        assert_eq!(programs, ["ss", "grep", "nvidia-smi"]);
+        assert!(
+            commands
+                .iter()
+                .all(|c| c.host.as_deref() == Some("root@gpu1"))
+        );
+        let commands = parse("bash -s <<-END\n\tcurl -s localhost:8000/health\n\tEND\n");
+        assert_eq!(commands[0].program(), "curl");
+    }
+
+    #[test]
+    fn docker_and_kubectl_exec() {
+        let commands =
+            parse("docker exec -it -e A=1 vllm-0 bash -lc 'curl -s localhost:8000/health'");
+        assert_eq!(commands[0].program(), "curl");
+        assert_eq!(commands[0].container.as_deref(), Some("vllm-0"));
+        let commands = parse("kubectl exec -n serving sglang-0 -c server -- nvidia-smi");
+        assert_eq!(commands[0].program(), "nvidia-smi");
+        assert_eq!(commands[0].host.as_deref(), Some("pod/serving/sglang-0"));
+    }
+
+    #[test]
     fn unclosed_quotes_and_garbage_never_panic() {
         for input in [
             "'",
@@ -590,6 +812,12 @@ mod tests {
             "ssh h 'ssh i \"ssh j",
             "(((",
             "é'ü",
+            "cat <<",
+            "cat <<EOF",
+            "cat <<EOF\n",
+            "cat <<-\n\n",
+            "docker exec",
+            "kubectl exec -n",
         ] {
             let _ = parse(input);
         }
