@@ -48,7 +48,10 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                     if !user.is_empty() {
                         parsed.events.push(Event {
                             span,
-                            kind: EventKind::Prose { role: Role::User },
+                            kind: EventKind::Prose {
+                                role: Role::User,
+                                text: None,
+                            },
                         });
                     }
                     continue;
@@ -79,6 +82,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                     span,
                     kind: EventKind::Prose {
                         role: Role::Assistant,
+                        text: None,
                     },
                 });
             }

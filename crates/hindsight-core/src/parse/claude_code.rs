@@ -104,10 +104,15 @@ impl State {
             "user" => self.user(record, span),
             // A conversation summary: prose, never evidence.
             "summary" => {
+                let text = record
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
                 self.push(
                     span,
                     EventKind::Prose {
                         role: Role::Unknown,
+                        text,
                     },
                 );
             }
@@ -130,21 +135,25 @@ impl State {
             _ => Vec::new(),
         };
         for block in blocks {
-            if block.is_string() {
+            if let Some(text) = block.as_str() {
+                let text = Some(text.to_owned());
                 self.push(
                     span,
                     EventKind::Prose {
                         role: Role::Assistant,
+                        text,
                     },
                 );
                 continue;
             }
             match block.get("type").and_then(Value::as_str) {
                 Some("text") => {
+                    let text = block.get("text").and_then(Value::as_str).map(str::to_owned);
                     self.push(
                         span,
                         EventKind::Prose {
                             role: Role::Assistant,
+                            text,
                         },
                     );
                 }
@@ -266,7 +275,13 @@ impl State {
             self.push(span, EventKind::Unrecognized);
         } else {
             // Compaction summaries are user records too: prose, not evidence.
-            self.push(span, EventKind::Prose { role: Role::User });
+            self.push(
+                span,
+                EventKind::Prose {
+                    role: Role::User,
+                    text: Some(text.to_owned()),
+                },
+            );
         }
     }
 
@@ -395,7 +410,7 @@ mod tests {
                     "out {command} {exit_code:?} {}",
                     text.as_deref().unwrap_or("")
                 ),
-                EventKind::Prose { role } => format!("prose {role:?}"),
+                EventKind::Prose { role, .. } => format!("prose {role:?}"),
                 _ => "other".to_owned(),
             })
             .collect()

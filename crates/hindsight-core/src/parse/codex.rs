@@ -108,10 +108,14 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                     Some("user") => Role::User,
                     _ => Role::Unknown,
                 };
+                let text = message_text(payload);
                 if role == Role::Assistant {
-                    last_assistant_text = Some(message_text(payload));
+                    last_assistant_text = Some(text.clone());
                 }
-                push(EventKind::Prose { role });
+                push(EventKind::Prose {
+                    role,
+                    text: Some(text),
+                });
             }
             ("event_msg", "agent_message") => {
                 let text = payload.get("message").and_then(Value::as_str).unwrap_or("");
@@ -120,6 +124,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 } else {
                     push(EventKind::Prose {
                         role: Role::Assistant,
+                        text: Some(text.to_owned()),
                     });
                 }
             }
@@ -268,7 +273,7 @@ mod tests {
                         text.as_deref().unwrap_or("")
                     )
                 }
-                EventKind::Prose { role } => format!("prose {role:?}"),
+                EventKind::Prose { role, .. } => format!("prose {role:?}"),
                 _ => "other".to_owned(),
             })
             .collect()

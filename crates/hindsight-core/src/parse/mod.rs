@@ -120,8 +120,9 @@ pub struct Event {
 pub enum EventKind {
     /// The start of a message (`[msg 3131] assistant`).
     Message { index: Option<u64>, role: Role },
-    /// Prose written by someone; its text is the span.
-    Prose { role: Role },
+    /// Prose written by someone: the span's text, or `text` when the source
+    /// escapes it (JSON formats).
+    Prose { role: Role, text: Option<String> },
     /// A shell command that was run.
     Command {
         /// The command text, continuation lines joined.

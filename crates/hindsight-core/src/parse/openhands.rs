@@ -83,6 +83,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                         span,
                         kind: EventKind::Prose {
                             role: Role::Assistant,
+                            text: Some(thought.to_owned()),
                         },
                     });
                 }
@@ -116,6 +117,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                     span,
                     kind: EventKind::Prose {
                         role: if agent { Role::Assistant } else { Role::User },
+                        text: Some(content.to_owned()),
                     },
                 });
             }

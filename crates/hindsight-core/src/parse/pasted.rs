@@ -204,6 +204,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                         span: Span::new(source, start, span.end),
                         kind: EventKind::Prose {
                             role: Role::Assistant,
+                            text: None,
                         },
                     });
                 }
@@ -221,7 +222,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 let start = offset + (line.len() - prompt_text.len());
                 parsed.events.push(Event {
                     span: Span::new(source, start, span.end),
-                    kind: EventKind::Prose { role },
+                    kind: EventKind::Prose { role, text: None },
                 });
                 continue;
             }
@@ -241,7 +242,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             if !rest.trim().is_empty() {
                 parsed.events.push(Event {
                     span: Span::new(source, rest_start + leading, span.end),
-                    kind: EventKind::Prose { role },
+                    kind: EventKind::Prose { role, text: None },
                 });
             }
             continue;
@@ -307,7 +308,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             kind: if in_fence {
                 EventKind::Unrecognized
             } else {
-                EventKind::Prose { role }
+                EventKind::Prose { role, text: None }
             },
         });
     }

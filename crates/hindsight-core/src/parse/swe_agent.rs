@@ -58,6 +58,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 span,
                 kind: EventKind::Prose {
                     role: Role::Assistant,
+                    text: Some(thought.trim().to_owned()),
                 },
             });
         }

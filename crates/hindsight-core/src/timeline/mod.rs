@@ -148,7 +148,19 @@ impl SeenLine {
 pub struct Prose {
     pub span: Span,
     pub role: Role,
+    /// The decoded text, for sources that escape it.
+    pub text: Option<String>,
     pub message: Option<u64>,
+}
+
+impl Prose {
+    /// This prose as evidence.
+    pub fn quote(&self) -> Quote {
+        Quote {
+            span: self.span,
+            text: self.text.clone(),
+        }
+    }
 }
 
 /// A phase of a server's life, as its log (or the agent's view of it) shows.
@@ -397,9 +409,10 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
     for (index, event) in parsed.events.iter().enumerate() {
         match &event.kind {
             EventKind::Message { index, .. } => message = *index,
-            EventKind::Prose { role } => timeline.prose.push(Prose {
+            EventKind::Prose { role, text } => timeline.prose.push(Prose {
                 span: event.span,
                 role: *role,
+                text: text.clone(),
                 message,
             }),
             EventKind::Command {
