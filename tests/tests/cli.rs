@@ -59,7 +59,13 @@ fn text_output_is_plain_off_a_terminal_and_coloured_on_one() {
     let plain = cli(&args, "", false);
     assert_eq!(plain.code, EXIT_OK);
     assert!(!plain.stdout.contains('\x1b'));
-    for rule in ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"] {
+    for rule in [
+        "port-unchecked",
+        "drafter-unconfirmed",
+        "ranks-uncounted",
+        "load-taken-as-ready",
+        "process-taken-as-serving",
+    ] {
         assert!(plain.stdout.contains(&format!("warning[{rule}]")), "{rule}");
     }
     assert!(
@@ -206,7 +212,13 @@ fn a_whole_case_folder_including_its_golden_files_gives_the_same_findings() {
         .collect();
     assert_eq!(
         rules,
-        ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]
+        [
+            "port-unchecked",
+            "drafter-unconfirmed",
+            "ranks-uncounted",
+            "load-taken-as-ready",
+            "process-taken-as-serving"
+        ]
     );
     let json_documents = report["sources"]
         .as_array()

@@ -83,7 +83,13 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
     let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(
         rules,
-        ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]
+        [
+            "port-unchecked",
+            "drafter-unconfirmed",
+            "ranks-uncounted",
+            "load-taken-as-ready",
+            "process-taken-as-serving"
+        ]
     );
 
     let kinds: Vec<&str> = report.checkpoints.iter().map(|c| c.kind_name()).collect();
@@ -113,11 +119,14 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
     assert_eq!(server.drafter_loaded, None);
     assert_eq!((server.ranks_expected, server.ranks_seen), (8, 8));
 
-    // Each finding quotes the launch line (msg 3131) first, with the real command.
-    for finding in &report.findings {
+    // The first three quote the launch line (msg 3131) first; every check
+    // runs on the real host.
+    for finding in &report.findings[..3] {
         let launch = &finding.evidence[0];
         assert_eq!(launch.source, "transcript.txt");
         assert!(launch.text.contains("--tp-size 8"), "{}", finding.rule);
+    }
+    for finding in &report.findings {
         assert!(
             finding.suggestion.starts_with("ssh root@10.1.230.174 '"),
             "{}",
@@ -141,6 +150,17 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
     let ranks = &report.findings[2];
     assert!(ranks.message.contains("head -3"), "{}", ranks.message);
     assert!(ranks.evidence.iter().any(|e| e.text.contains("46294")));
+    // What the agent saw (the 100% bar, the ps line), then its claim (msg 3137).
+    let load = &report.findings[3];
+    assert_eq!(load.evidence[0].line_start, 85);
+    assert!(
+        load.evidence[1]
+            .text
+            .starts_with("SGLang loaded all 64 shards")
+    );
+    let process = &report.findings[4];
+    assert!(process.evidence[0].text.contains("46294"));
+    assert_eq!(process.evidence[1].line_start, 92);
 }
 
 #[test]
@@ -167,10 +187,34 @@ fn the_transcript_alone_still_yields_the_three_findings() {
     let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(
         rules,
-        ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]
+        [
+            "port-unchecked",
+            "drafter-unconfirmed",
+            "ranks-uncounted",
+            "load-taken-as-ready",
+            "process-taken-as-serving"
+        ]
     );
     assert_eq!(report.servers[0].ranks_seen, 0);
     assert_eq!(report.servers[0].tp_size, Some(8));
+}
+
+/// Drops ` (msg N)` and ` (at TIME)`, which name places in a format's own terms.
+fn without_places(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find(" (") {
+        let tail = &rest[at + 2..];
+        if tail.starts_with("msg ") || tail.starts_with("at ") {
+            out.push_str(&rest[..at]);
+            rest = tail.split_once(')').map_or("", |(_, after)| after);
+        } else {
+            out.push_str(&rest[..at + 2]);
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What must not depend on the transcript's format: the actions and the verdicts.
@@ -184,16 +228,8 @@ fn format_independent(report: &hindsight_core::Report) -> (Vec<String>, Vec<Stri
         .findings
         .iter()
         .map(|f| {
-            // `was launched (msg 3131)` / `(at 2026-…)`: where differs by format.
-            let message = match f.message.split_once("was launched (") {
-                Some((head, tail)) => {
-                    format!(
-                        "{head}was launched{}",
-                        tail.split_once(')').map_or("", |(_, rest)| rest)
-                    )
-                }
-                None => f.message.clone(),
-            };
+            // `(msg 3131)` / `(at 2026-…)`: where differs by format.
+            let message = without_places(&f.message);
             format!(
                 "{} {:?} {:?} {message} | {}",
                 f.rule, f.severity, f.status, f.suggestion
@@ -280,4 +316,19 @@ fn every_input_format_is_detected_from_its_first_bytes() {
             format.name()
         );
     }
+}
+
+#[test]
+fn every_rule_fires_in_some_case_and_some_case_has_no_findings() {
+    let mut fired = std::collections::BTreeSet::new();
+    let mut clean = 0;
+    for case in cases() {
+        let report = analyze(&sources(&case));
+        clean += usize::from(report.findings.is_empty());
+        fired.extend(report.findings.into_iter().map(|f| f.rule));
+    }
+    for rule in hindsight_core::rules::ALL {
+        assert!(fired.contains(rule.id), "{} fires in no example", rule.id);
+    }
+    assert!(clean >= 2, "fewer than two diligent cases");
 }

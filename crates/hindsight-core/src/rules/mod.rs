@@ -7,12 +7,18 @@
 
 pub mod docs;
 mod drafter_unconfirmed;
+mod gpu_release_unverified;
+mod load_taken_as_ready;
 mod port_unchecked;
+mod process_taken_as_serving;
 mod ranks_uncounted;
 
 use serde::Serialize;
 
-use crate::timeline::{Checkpoint, Quote, Server, Timeline};
+use crate::engine::Engine;
+use crate::parse::Role;
+use crate::parse::Signal;
+use crate::timeline::{Checkpoint, Outcome, Quote, Server, Timeline};
 
 /// How much a finding matters.
 #[derive(
@@ -80,6 +86,9 @@ pub const ALL: &[&Rule] = &[
     &port_unchecked::RULE,
     &drafter_unconfirmed::RULE,
     &ranks_uncounted::RULE,
+    &load_taken_as_ready::RULE,
+    &process_taken_as_serving::RULE,
+    &gpu_release_unverified::RULE,
 ];
 
 /// Finds a rule by id.
@@ -121,6 +130,95 @@ fn observers<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item 
         .observed_by
         .iter()
         .filter_map(|&id| timeline.checkpoints.get(id))
+}
+
+/// Whether the agent ever saw the server ready: the engine's readiness or
+/// bind line, an answered request in its log, or a port check that passed.
+fn readiness_seen(timeline: &Timeline, server: &Server) -> bool {
+    let port = server.port();
+    observers(timeline, server).any(|checkpoint| {
+        checkpoint.seen.iter().any(|line| {
+            matches!(
+                line.log.signal,
+                Some(
+                    Signal::Ready
+                        | Signal::Bound { .. }
+                        | Signal::Request {
+                            status: Some(200..=299)
+                        }
+                )
+            )
+        }) || checkpoint
+            .port_checks
+            .iter()
+            .any(|check| check.outcome == Outcome::Passed && check.port == port)
+    })
+}
+
+/// What the agent did after it stopped looking at a server: the first
+/// assistant prose or unrelated action after its last look since `since`.
+fn moved_on(timeline: &Timeline, server: &Server, since: &Checkpoint) -> Option<Quote> {
+    let last = observers(timeline, server)
+        .filter(|c| c.id >= since.id)
+        .last()
+        .unwrap_or(since);
+    let source = last.span.source;
+    let after = last
+        .output
+        .map_or(last.span.end, |o| o.end.max(last.span.end));
+    let prose = timeline
+        .prose
+        .iter()
+        .filter(|p| p.span.source == source && p.span.start >= after)
+        .find(|p| p.role == Role::Assistant)
+        .map(|p| (p.span.start, p.quote()));
+    let action = timeline
+        .checkpoints
+        .iter()
+        .filter(|c| c.id > last.id && !server.observed_by.contains(&c.id))
+        .find(|c| c.span.source == source)
+        .map(|c| (c.span.start, c.command_quote()));
+    match (prose, action) {
+        (Some(p), Some(a)) => Some(if p.0 <= a.0 { p.1 } else { a.1 }),
+        (p, a) => p.or(a).map(|(_, quote)| quote),
+    }
+}
+
+/// The engine's readiness line, as a pattern for `grep -E`.
+fn readiness_pattern(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sglang => "fired up and ready|Uvicorn running",
+        Engine::Vllm => "Starting vLLM (API )?server|Application startup complete",
+        Engine::Tgi => "Connected|Invalid hostname",
+        Engine::LlamaCpp => "server is listening",
+        Engine::Ollama => "Listening on",
+        Engine::TensorrtLlm | Engine::Unknown => "Application startup complete|Uvicorn running",
+    }
+}
+
+/// What the log given says about readiness, for messages.
+fn log_on_readiness(server: &Server) -> String {
+    match (server.ready(), server.log_source) {
+        (Some(true), _) => {
+            " The log given does show it ready later, but the agent never saw that.".to_owned()
+        }
+        (Some(false), _) => {
+            let kind = server
+                .lifecycle
+                .failure
+                .map_or("a failure", |(kind, _)| kind.name());
+            format!(" The log given shows it failed ({kind}) instead.")
+        }
+        (None, Some(_)) => {
+            let last = server
+                .lifecycle
+                .phases
+                .last()
+                .map_or("nothing", |p| p.kind.name());
+            format!(" The log given stops after `{last}` with no readiness line.")
+        }
+        (None, None) => String::new(),
+    }
 }
 
 /// The launch command as evidence, when the server was launched in the transcript.
@@ -201,6 +299,18 @@ mod tests {
                 include_str!("drafter_unconfirmed.rs"),
             ),
             ("ranks-uncounted", include_str!("ranks_uncounted.rs")),
+            (
+                "load-taken-as-ready",
+                include_str!("load_taken_as_ready.rs"),
+            ),
+            (
+                "process-taken-as-serving",
+                include_str!("process_taken_as_serving.rs"),
+            ),
+            (
+                "gpu-release-unverified",
+                include_str!("gpu_release_unverified.rs"),
+            ),
         ];
         assert_eq!(files.len(), ALL.len());
         for (id, text) in files {

@@ -226,11 +226,15 @@ pub struct Lifecycle {
 }
 
 impl Lifecycle {
-    fn absorb(&mut self, span: Span, log: &LogLine, rank: Option<&str>) {
+    /// Takes in one line; `from_log` is false for lines the agent saw in
+    /// tool output, which say nothing about where the log stops.
+    fn absorb(&mut self, span: Span, log: &LogLine, rank: Option<&str>, from_log: bool) {
         if let Some(rank) = rank.or(log.rank.as_deref()) {
             self.ranks.insert(rank.to_owned());
         }
-        self.last_line = Some(span);
+        if from_log {
+            self.last_line = Some(span);
+        }
         let Some(signal) = &log.signal else {
             return;
         };
@@ -708,7 +712,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, boo
         server.log_source = Some(source_id);
         for event in &parsed[source_id].2.events {
             if let EventKind::Log(log) = &event.kind {
-                server.lifecycle.absorb(event.span, log, None);
+                server.lifecycle.absorb(event.span, log, None, true);
             }
         }
         let from_log = server.lifecycle.settings.clone();
@@ -737,13 +741,25 @@ fn attribute_observations(timeline: &mut Timeline) {
             continue;
         }
         let names_server = |server: &Server| {
-            server
+            let here = same_host(server.host.as_deref(), checkpoint.host.as_deref());
+            here && server
                 .log_path
                 .as_deref()
                 .is_some_and(|p| checkpoint.reads(p).is_some())
                 || checkpoint.observations.iter().any(|o| match o {
-                    Observation::PortListing { port } => port.is_some() && *port == server.port(),
-                    Observation::Http { port, .. } => port.is_some() && *port == server.port(),
+                    Observation::PortListing { port } => {
+                        here && port.is_some() && *port == server.port()
+                    }
+                    Observation::Http { port, host, .. } => {
+                        // A request reaches the server from its own host, or
+                        // from anywhere through the server's address.
+                        let to_server = here
+                            || server
+                                .host
+                                .as_deref()
+                                .is_some_and(|h| same_host(Some(h), Some(host)));
+                        to_server && port.is_some() && *port == server.port()
+                    }
                     _ => false,
                 })
         };
@@ -781,7 +797,7 @@ fn attribute_observations(timeline: &mut Timeline) {
             for line in &timeline.checkpoints[id].seen {
                 server
                     .lifecycle
-                    .absorb(line.span, &line.log, line.rank.as_deref());
+                    .absorb(line.span, &line.log, line.rank.as_deref(), false);
             }
         }
         let from_log = server.lifecycle.settings.clone();

@@ -1,0 +1,165 @@
+//! `gpu-release-unverified`: a server was stopped or killed and another
+//! launched on the same host without checking that the GPUs were freed.
+
+use super::{CheckStatus, Finding, Rule, Severity, on_host};
+use crate::timeline::{Checkpoint, CheckpointKind, Observation, Timeline, same_host};
+
+pub(super) const RULE: Rule = Rule {
+    id: "gpu-release-unverified",
+    title: "GPU server stopped, next one launched without checking the GPUs were freed",
+    severity: Severity::Warning,
+    why: "`kill`, `pkill` and `systemctl stop` only send signals. Worker processes \
+that ignore SIGTERM, zombie ranks and a CUDA context still tearing down keep \
+gigabytes of GPU memory for seconds or forever; a server launched on top of them \
+fails with CUDA out of memory during loading or, worse, starts with a fraction of \
+the KV cache it was sized for.",
+    example: "The agent runs `pkill -f 'vllm serve'` and, in the same breath, \
+`vllm serve ... --gpu-memory-utilization 0.92`.",
+    check: "After the kill, list GPU memory and processes before launching: \
+`nvidia-smi --query-gpu=index,memory.used --format=csv,noheader` and \
+`nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader`.",
+    run,
+};
+
+/// Below this much used memory (MiB) a GPU counts as free (driver overhead).
+const FREE_MIB: u64 = 1024;
+
+fn run(timeline: &Timeline) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for kill in timeline.checkpoints.iter() {
+        let Some(kill_at) = kill.commands.iter().position(is_kill) else {
+            continue;
+        };
+        // `pkill … && vllm serve …` launches in the same tool call.
+        let launch_here = kill.commands[kill_at..]
+            .iter()
+            .any(|c| crate::engine::launch_from_argv(&c.argv).is_some());
+        let launch = if launch_here {
+            kill
+        } else {
+            let Some(launch) = timeline.checkpoints.iter().find(|c| {
+                c.id > kill.id
+                    && c.kind == CheckpointKind::Launch
+                    && c.span.source == kill.span.source
+                    && same_host(c.host.as_deref(), kill.host.as_deref())
+            }) else {
+                continue;
+            };
+            launch
+        };
+        // GPU checks from the kill itself (after its kill command) up to the launch.
+        let checks: Vec<(&Checkpoint, Outcome)> = if launch_here {
+            Vec::new()
+        } else {
+            timeline.checkpoints[kill.id..launch.id]
+                .iter()
+                .filter(|c| same_host(c.host.as_deref(), kill.host.as_deref()))
+                .filter(|c| c.id != kill.id || gpu_check_after_kill(c))
+                .filter(|c| c.observations.contains(&Observation::Gpus))
+                .map(|c| (c, gpu_outcome(c)))
+                .collect()
+        };
+        if checks.iter().any(|(_, outcome)| *outcome == Outcome::Free) {
+            continue;
+        }
+        let host = kill.host.as_deref();
+        let mut evidence = vec![kill.command_quote()];
+        let busy: Vec<&Checkpoint> = checks
+            .iter()
+            .filter(|(_, o)| *o == Outcome::Busy)
+            .map(|(c, _)| *c)
+            .collect();
+        let (status, severity, detail) = if launch_here {
+            (
+                CheckStatus::NotChecked,
+                RULE.severity,
+                "in the same command, with no look at the GPUs in between",
+            )
+        } else if busy.is_empty() {
+            (
+                CheckStatus::NotChecked,
+                RULE.severity,
+                "nothing between them shows the GPUs' memory",
+            )
+        } else {
+            evidence.extend(busy.iter().filter_map(|c| c.output_quote()));
+            (
+                CheckStatus::Failed,
+                Severity::Error,
+                "the GPU check in between still showed memory in use",
+            )
+        };
+        if !launch_here {
+            evidence.push(launch.command_quote());
+        }
+        let at = |c: &Checkpoint| c.message.map(|m| format!(" (msg {m})")).unwrap_or_default();
+        findings.push(Finding {
+            rule: RULE.id,
+            severity,
+            status,
+            message: format!(
+                "A server was stopped{} and another launched{} on {}; {detail}.",
+                at(kill),
+                if launch_here { String::new() } else { at(launch) },
+                host.unwrap_or("the same host"),
+            ),
+            evidence,
+            suggestion: on_host(
+                host,
+                "nvidia-smi --query-gpu=index,memory.used --format=csv,noheader; nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader",
+            ),
+            server: timeline
+                .servers
+                .iter()
+                .find(|s| s.launch == Some(launch.id))
+                .map(|s| s.id),
+        });
+    }
+    findings
+}
+
+fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
+    crate::timeline::classify::kind_of(command) == CheckpointKind::Kill
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Free,
+    Busy,
+    Unknown,
+}
+
+/// In the kill's own tool call, `nvidia-smi` must come after the kill command.
+fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
+    let kill = checkpoint.commands.iter().position(is_kill);
+    let gpu = checkpoint
+        .commands
+        .iter()
+        .rposition(|c| c.program() == "nvidia-smi");
+    matches!((kill, gpu), (Some(k), Some(g)) if g > k)
+}
+
+/// Reads `nvidia-smi` output: CSV memory figures, the table's usage column,
+/// or "No running processes found".
+fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
+    let mut figures = Vec::new();
+    for line in &checkpoint.seen {
+        let text = line.text.as_str();
+        if text.contains("No running processes found") {
+            return Outcome::Free;
+        }
+        // `0, 75000 MiB` (CSV) or `|  75000MiB / 81559MiB |` (table).
+        let used = text
+            .split(['|', ','])
+            .filter_map(|cell| cell.trim().split('/').next())
+            .filter_map(|cell| cell.trim().strip_suffix("MiB"))
+            .filter_map(|n| n.trim().parse::<u64>().ok())
+            .next();
+        figures.extend(used);
+    }
+    match figures.as_slice() {
+        [] => Outcome::Unknown,
+        all if all.iter().all(|&mib| mib < FREE_MIB) => Outcome::Free,
+        _ => Outcome::Busy,
+    }
+}

@@ -1,0 +1,292 @@
+// End-to-end test of the built page (dist/) in Debian's Chromium.
+//
+//   trunk build --release && (cd tests/e2e && npm ci && npm test)
+//
+// Serves dist/ itself on 127.0.0.1 (no trunk serve needed), drives
+// /usr/bin/chromium through playwright-core, and checks that the seed
+// example is analyzed on load, that a pasted session re-analyzes, that the
+// exports work, that nothing is logged as an error and that no request
+// leaves 127.0.0.1 (or reaches the server at all after load). Saves the
+// screenshots in docs/screenshots/.
+//
+// Environment: HINDSIGHT_DIST (default ../../dist), CHROMIUM (default
+// /usr/bin/chromium), HINDSIGHT_SCREENSHOTS=0 to skip writing screenshots.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { mkdtemp, readFile, rm, stat, mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..", "..");
+const dist = path.resolve(process.env.HINDSIGHT_DIST ?? path.join(root, "dist"));
+const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const screenshots = path.join(root, "docs", "screenshots");
+const saveScreenshots = process.env.HINDSIGHT_SCREENSHOTS !== "0";
+
+const SEED_RULES = ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"];
+const DRAFTER = "/data/eagle3/aq-medai-k2-drafter";
+
+// A session where the agent launched a server and then checked its port.
+const SMALL_TRANSCRIPT = `[msg 1] assistant
+Launching vLLM on the box.
+
+$ ssh root@10.0.0.5 'nohup vllm serve /models/llama --port 8001 > /tmp/vllm.log 2>&1 &'
+
+[msg 2] assistant
+$ ssh root@10.0.0.5 'ss -ltnp | grep :8001'
+LISTEN 0      2048         0.0.0.0:8001      0.0.0.0:*    users:(("python3",pid=4242,fd=27))
+`;
+
+/** Asserts that every one of `wanted` is in `list`. */
+function assertIncludes(list, wanted) {
+  for (const item of wanted) assert.ok(list.includes(item), `${item} missing from ${JSON.stringify(list)}`);
+}
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".json": "application/json",
+  ".png": "image/png",
+};
+
+/** A static file server for dist/ that records every path asked for. */
+async function serveDist() {
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    requests.push(url.pathname);
+    let file = path.normalize(path.join(dist, decodeURIComponent(url.pathname)));
+    if (file !== dist && !file.startsWith(dist + path.sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      if ((await stat(file)).isDirectory()) file = path.join(file, "index.html");
+      const body = await readFile(file);
+      res.writeHead(200, {
+        "content-type": TYPES[path.extname(file)] ?? "application/octet-stream",
+        "cache-control": "no-store",
+      });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  return { server, requests, url: `http://127.0.0.1:${port}/` };
+}
+
+describe("hindsight web page", () => {
+  let site;
+  let context;
+  let profile;
+  const offsite = [];
+
+  before(async () => {
+    await stat(path.join(dist, "index.html")).catch(() => {
+      throw new Error(`${dist}/index.html is missing: run \`trunk build --release\` first`);
+    });
+    await stat(chromiumPath).catch(() => {
+      throw new Error(`no Chromium at ${chromiumPath} (set CHROMIUM)`);
+    });
+    site = await serveDist();
+    profile = await mkdtemp(path.join(tmpdir(), "hindsight-e2e-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+      viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
+    });
+    context.on("request", (request) => {
+      const url = new URL(request.url());
+      const local = url.protocol === "blob:" || url.protocol === "data:" || url.hostname === "127.0.0.1";
+      if (!local) offsite.push(request.url());
+    });
+    if (saveScreenshots) await mkdir(screenshots, { recursive: true });
+  });
+
+  after(async () => {
+    await context?.close();
+    await new Promise((resolve) => (site ? site.server.close(resolve) : resolve()));
+    if (profile) await rm(profile, { recursive: true, force: true });
+  });
+
+  /** A new page with console errors and uncaught exceptions collected. */
+  async function open() {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    page.on("pageerror", (error) => errors.push(String(error)));
+    await page.goto(site.url);
+    await page.locator('[data-testid="results"]').waitFor({ timeout: 30_000 });
+    return { page, errors };
+  }
+
+  const attr = (page, selector, name) =>
+    page.locator(selector).evaluateAll((els, name) => els.map((e) => e.getAttribute(name)), name);
+
+  test("analyzes the seed example on load", async () => {
+    const { page, errors } = await open();
+
+    // Both seed sources are in the editors.
+    const names = await page
+      .locator('[data-testid="source-name"]')
+      .evaluateAll((els) => els.map((e) => e.value));
+    assert.deepEqual(names, ["transcript.txt", "sglang_eagle3_aqmedai.log"]);
+
+    // The three findings the seed is known for (the core may find more).
+    const shown = await attr(page, '[data-testid="finding"]', "data-rule");
+    assertIncludes(shown, SEED_RULES);
+    assert.match(await page.getByTestId("summary").innerText(), new RegExp(`^${shown.length} findings `));
+    for (const rule of SEED_RULES) {
+      const finding = page.locator(`[data-testid="finding"][data-rule="${rule}"]`);
+      assert.ok((await finding.getByTestId("evidence").count()) >= 1, `${rule} shows evidence`);
+      assert.match(await finding.getByTestId("suggestion").innerText(), /ssh root@10\.1\.230\.174/);
+    }
+
+    // Checkpoints: build, kill, launch, verify, in that order.
+    const kinds = await attr(page, '[data-testid="checkpoint"]', "data-kind");
+    const runs = kinds.filter((kind, i) => kind !== kinds[i - 1]);
+    assert.deepEqual(runs, ["build", "kill", "launch", "verify"]);
+
+    // The server card.
+    const servers = page.getByTestId("server");
+    assert.equal(await servers.count(), 1);
+    const card = servers.first();
+    assert.equal(await card.locator(".engine").innerText(), "sglang");
+    assert.equal(await card.locator('[data-field="tp"] dd').innerText(), "tp 8");
+    assert.match(await card.locator('[data-field="drafter"] dd').innerText(), new RegExp(DRAFTER));
+    assert.equal(await card.locator('[data-field="port"] dd').innerText(), "8000");
+    assert.equal(await card.locator('[data-field="ranks"] dd').innerText(), "8 of 8");
+
+    // A rule's documentation unfolds.
+    const doc = page.locator('[data-rule="port-unchecked"] [data-testid="rule-doc"]');
+    assert.equal(await doc.getByText("Why it matters").isVisible(), false);
+    await doc.locator("summary").click();
+    assert.equal(await doc.getByText("Why it matters").isVisible(), true);
+    await doc.locator("summary").click();
+
+    // Exports: the downloads hold the same report.
+    const [json] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByTestId("export-json").click(),
+    ]);
+    assert.equal(json.suggestedFilename(), "hindsight-report.json");
+    const report = JSON.parse(await readFile(await json.path(), "utf8"));
+    assert.deepEqual(
+      report.findings.map((f) => f.rule),
+      shown,
+    );
+    const [markdown] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByTestId("export-markdown").click(),
+    ]);
+    assert.equal(markdown.suggestedFilename(), "hindsight-report.md");
+    const text = await readFile(await markdown.path(), "utf8");
+    for (const rule of SEED_RULES) assert.ok(text.includes(rule), `markdown mentions ${rule}`);
+
+    if (saveScreenshots) {
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.screenshot({ path: path.join(screenshots, "light.png"), fullPage: true });
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.screenshot({ path: path.join(screenshots, "dark.png"), fullPage: true });
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: path.join(screenshots, "phone.png"), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    assert.deepEqual(errors, [], "no console errors");
+    assert.deepEqual(offsite, [], "no request left 127.0.0.1");
+    await page.close();
+  });
+
+  test("re-analyzes a pasted session, without any request", async () => {
+    const { page, errors } = await open();
+    const requestsAtLoad = site.requests.length;
+    const before = await page.getByTestId("summary").innerText();
+
+    await page.getByTestId("clear-sources").click();
+    assert.equal(await page.getByTestId("source-editor").count(), 1);
+    await page.getByTestId("source-text").fill(SMALL_TRANSCRIPT);
+    await page.getByTestId("source-format").selectOption("pasted-text");
+    await page.getByTestId("stale").waitFor();
+    await page.getByTestId("analyze").click();
+
+    const summary = page.getByTestId("summary");
+    await page.waitForFunction(
+      (old) => document.querySelector('[data-testid="summary"]')?.textContent !== old,
+      before,
+    );
+    assert.equal(
+      await summary.innerText(),
+      "0 findings · 2 checkpoints · 1 server · 1 source",
+    );
+    assert.equal(await page.getByTestId("stale").count(), 0, "results match the inputs again");
+    assert.equal(await page.getByTestId("finding").count(), 0);
+    await page.getByTestId("no-findings").waitFor();
+    assert.deepEqual(await attr(page, '[data-testid="checkpoint"]', "data-kind"), ["launch", "verify"]);
+    const card = page.getByTestId("server");
+    assert.equal(await card.locator(".engine").innerText(), "vllm");
+    assert.equal(await card.locator('[data-field="port"] dd').innerText(), "8001");
+    assert.match(await page.getByTestId("source-report").innerText(), /pasted-text \(chosen\)/);
+
+    // Editing again and removing the source leaves nothing to analyze.
+    await page.getByTestId("remove-source").click();
+    await page.getByTestId("analyze").click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="summary"]')?.textContent?.includes("0 sources"),
+    );
+
+    assert.deepEqual(site.requests.slice(requestsAtLoad), [], "no request after load");
+    assert.deepEqual(errors, [], "no console errors");
+    assert.deepEqual(offsite, [], "no request left 127.0.0.1");
+    await page.close();
+  });
+
+  test("adds picked files as sources", async () => {
+    const { page, errors } = await open();
+    await page.getByTestId("clear-sources").click();
+    const seed = path.join(root, "examples", "seed-sglang-eagle3");
+    await page.getByTestId("file-input").setInputFiles([
+      path.join(seed, "transcript.txt"),
+      path.join(seed, "sglang_eagle3_aqmedai.log"),
+    ]);
+    // The empty editor left by "clear" takes the first file.
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="source-editor"]').length === 2,
+    );
+    const names = await page
+      .locator('[data-testid="source-name"]')
+      .evaluateAll((els) => els.map((e) => e.value));
+    assert.deepEqual(names, ["transcript.txt", "sglang_eagle3_aqmedai.log"]);
+    await page.getByTestId("source-text").nth(1).press("Control+Enter");
+    await page.getByTestId("stale").waitFor({ state: "detached" });
+    assertIncludes(await attr(page, '[data-testid="finding"]', "data-rule"), SEED_RULES);
+    assert.deepEqual(errors, [], "no console errors");
+    assert.deepEqual(offsite, [], "no request left 127.0.0.1");
+    await page.close();
+  });
+});
