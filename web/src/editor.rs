@@ -1,0 +1,199 @@
+//! The input panel: one editor per source (name, format, text, remove), the
+//! toolbar that adds, loads and clears sources, and the Analyze button. It
+//! only wires the [`Inputs`] signal to views; every change is an [`Inputs`]
+//! method.
+
+// `#[component]` expands to builder items declared `pub`, which this binary
+// crate cannot export; the lint has nothing to fix in them.
+#![allow(unreachable_pub)]
+
+use leptos::ev::{Event, KeyboardEvent};
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::model::{Analysis, Inputs, format_choice_value, format_options};
+use crate::present::{plural, text_stats};
+
+/// The whole input panel.
+#[component]
+pub(crate) fn InputPanel(
+    inputs: RwSignal<Inputs>,
+    analysis: RwSignal<Option<Analysis>>,
+    analyze: Callback<()>,
+) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    let on_files = move |ev: Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(list) = input.files() else {
+            return;
+        };
+        let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+        // Let the same file be picked again later.
+        input.set_value("");
+        leptos::task::spawn_local(async move {
+            for file in files {
+                match browser::read_bytes(&file).await {
+                    Ok(bytes) => inputs.update(|i| {
+                        i.add_file(&file.name(), &bytes);
+                    }),
+                    Err(e) => error.set(Some(format!("Could not read {}: {e}", file.name()))),
+                }
+            }
+        });
+    };
+    let stale =
+        move || analysis.with(|a| a.as_ref().is_some_and(|a| inputs.with(|i| a.is_stale(i))));
+    let sources = move || inputs.with(|i| i.to_sources().len());
+
+    view! {
+        <section class="panel inputs" aria-labelledby="inputs-title">
+            <div class="panel-head">
+                <div>
+                    <h2 id="inputs-title">"Session"</h2>
+                    <p class="hint">
+                        "Paste the agent's transcript and any server logs. Name each log as the file the agent wrote, so launches and logs line up."
+                    </p>
+                </div>
+                <div class="toolbar">
+                    <label class="button file-button">
+                        "Open files…"
+                        <input
+                            type="file"
+                            multiple
+                            class="visually-hidden"
+                            data-testid="file-input"
+                            on:change=on_files
+                        />
+                    </label>
+                    <button
+                        type="button"
+                        class="button"
+                        data-testid="add-source"
+                        on:click=move |_| {
+                            inputs.update(|i| {
+                                i.add_empty();
+                            })
+                        }
+                    >
+                        "Add source"
+                    </button>
+                    <button
+                        type="button"
+                        class="button quiet"
+                        data-testid="clear-sources"
+                        on:click=move |_| inputs.update(Inputs::clear)
+                    >
+                        "Clear"
+                    </button>
+                </div>
+            </div>
+            {move || {
+                error
+                    .get()
+                    .map(|message| {
+                        view! {
+                            <p class="notice error" role="alert">
+                                {message}
+                            </p>
+                        }
+                    })
+            }}
+            <div class="editors">
+                <For each=move || inputs.with(Inputs::ids) key=|id| *id let:id>
+                    <SourceEditor id inputs analyze />
+                </For>
+            </div>
+            <div class="actions">
+                <button
+                    type="button"
+                    class="button primary"
+                    data-testid="analyze"
+                    on:click=move |_| analyze.run(())
+                >
+                    "Analyze"
+                </button>
+                <span class="muted">
+                    {move || plural(sources(), "source", "sources")}
+                    " to analyze · Ctrl+Enter in a text box"
+                </span>
+                <Show when=stale>
+                    <span class="stale" data-testid="stale">
+                        "Inputs changed since the results below"
+                    </span>
+                </Show>
+            </div>
+        </section>
+    }
+}
+
+/// One source: name, format, text and a remove button.
+#[component]
+fn SourceEditor(id: u32, inputs: RwSignal<Inputs>, analyze: Callback<()>) -> impl IntoView {
+    let field = move |get: fn(&crate::model::Draft) -> String| {
+        move || inputs.with(|i| i.draft(id).map(get).unwrap_or_default())
+    };
+    let format = move || inputs.with(|i| format_choice_value(i.draft(id).and_then(|d| d.format)));
+    let stats = move || inputs.with(|i| i.draft(id).map(|d| text_stats(&d.text)));
+    let on_key = move |ev: KeyboardEvent| {
+        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+            ev.prevent_default();
+            analyze.run(());
+        }
+    };
+    let options = format_options()
+        .into_iter()
+        .map(|(value, label)| {
+            view! {
+                <option value=value prop:selected=move || format() == value>
+                    {label}
+                </option>
+            }
+        })
+        .collect_view();
+
+    view! {
+        <div class="editor" data-testid="source-editor">
+            <div class="editor-head">
+                <input
+                    type="text"
+                    class="source-name"
+                    data-testid="source-name"
+                    aria-label="Source name"
+                    placeholder="name, e.g. server.log"
+                    spellcheck="false"
+                    prop:value=field(|d| d.name.clone())
+                    on:input=move |ev| inputs.update(|i| i.set_name(id, &event_target_value(&ev)))
+                />
+                <select
+                    class="source-format"
+                    data-testid="source-format"
+                    aria-label="Format"
+                    on:change=move |ev| inputs.update(|i| i.set_format(id, &event_target_value(&ev)))
+                >
+                    {options}
+                </select>
+                <button
+                    type="button"
+                    class="icon-button"
+                    data-testid="remove-source"
+                    aria-label="Remove source"
+                    title="Remove source"
+                    on:click=move |_| inputs.update(|i| i.remove(id))
+                >
+                    "×"
+                </button>
+            </div>
+            <textarea
+                class="source-text"
+                data-testid="source-text"
+                aria-label="Source text"
+                spellcheck="false"
+                placeholder="Paste a transcript ([msg N] markers, $ prompts and output) or a server log"
+                prop:value=field(|d| d.text.clone())
+                on:input=move |ev| inputs.update(|i| i.set_text(id, &event_target_value(&ev)))
+                on:keydown=on_key
+            ></textarea>
+            <div class="editor-foot muted">{stats}</div>
+        </div>
+    }
+}

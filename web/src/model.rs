@@ -1,0 +1,356 @@
+//! The page's input state as plain data: the sources being edited, every
+//! change the user can make to them, and turning them into
+//! [`hindsight_core::Source`]s for analysis.
+//!
+//! Nothing here touches the DOM or Leptos, so all of it is tested natively;
+//! the components hold one [`Inputs`] in a signal and call these methods.
+
+use hindsight_core::{Format, Report, Source};
+
+/// The value of the format select that means "let the core detect it".
+pub(crate) const AUTO_DETECT: &str = "auto";
+
+/// One source as the user edits it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Draft {
+    /// Stable key of the editor (survives renames and removals of others).
+    pub(crate) id: u32,
+    pub(crate) name: String,
+    /// `None` means auto-detect.
+    pub(crate) format: Option<Format>,
+    pub(crate) text: String,
+    /// Byte offset of the first invalid UTF-8 sequence of a loaded file,
+    /// forgotten as soon as the user edits the text.
+    pub(crate) invalid_utf8_at: Option<usize>,
+}
+
+/// All sources being edited, plus a revision that changes on every edit so
+/// the page can tell when the shown report no longer matches the inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Inputs {
+    drafts: Vec<Draft>,
+    next_id: u32,
+    revision: u64,
+}
+
+impl Inputs {
+    /// Inputs holding the given sources, named and detected as given.
+    pub(crate) fn with_sources<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut inputs = Self::default();
+        for (name, text) in sources {
+            inputs.add(name, text);
+        }
+        inputs
+    }
+
+    pub(crate) fn draft(&self, id: u32) -> Option<&Draft> {
+        self.drafts.iter().find(|d| d.id == id)
+    }
+
+    /// The editors' keys, in order.
+    pub(crate) fn ids(&self) -> Vec<u32> {
+        self.drafts.iter().map(|d| d.id).collect()
+    }
+
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Adds a source and returns its key.
+    pub(crate) fn add(&mut self, name: &str, text: &str) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.drafts.push(Draft {
+            id,
+            name: name.to_owned(),
+            format: None,
+            text: text.to_owned(),
+            invalid_utf8_at: None,
+        });
+        self.touch();
+        id
+    }
+
+    /// Adds an empty source with a name that is not taken yet.
+    pub(crate) fn add_empty(&mut self) -> u32 {
+        let name = if self.drafts.is_empty() {
+            "transcript.txt".to_owned()
+        } else {
+            self.unused_name("server.log")
+        };
+        self.add(&name, "")
+    }
+
+    /// Adds a file the user picked. Its bytes go through
+    /// [`Source::from_bytes`], so invalid UTF-8 is replaced and remembered
+    /// (the analysis then reports where). An empty editor left over from
+    /// "clear" is reused instead of piling up below.
+    pub(crate) fn add_file(&mut self, name: &str, bytes: &[u8]) -> u32 {
+        let source = Source::from_bytes(name, bytes);
+        let reusable = self
+            .drafts
+            .iter()
+            .position(|d| d.text.is_empty())
+            .filter(|_| self.drafts.iter().all(|d| d.text.is_empty()));
+        let id = match reusable {
+            Some(index) => {
+                let draft = &mut self.drafts[index];
+                draft.name = source.name;
+                draft.text = source.text;
+                draft.format = None;
+                draft.id
+            }
+            None => self.add(&source.name, &source.text),
+        };
+        if let Some(draft) = self.drafts.iter_mut().find(|d| d.id == id) {
+            draft.invalid_utf8_at = source.invalid_utf8_at;
+        }
+        self.touch();
+        id
+    }
+
+    pub(crate) fn remove(&mut self, id: u32) {
+        let before = self.drafts.len();
+        self.drafts.retain(|d| d.id != id);
+        if self.drafts.len() != before {
+            self.touch();
+        }
+    }
+
+    /// Removes every source and leaves one empty editor for a transcript.
+    pub(crate) fn clear(&mut self) {
+        self.drafts.clear();
+        self.add_empty();
+    }
+
+    pub(crate) fn set_name(&mut self, id: u32, name: &str) {
+        self.edit(id, |d| d.name = name.to_owned());
+    }
+
+    pub(crate) fn set_text(&mut self, id: u32, text: &str) {
+        self.edit(id, |d| {
+            d.text = text.to_owned();
+            d.invalid_utf8_at = None;
+        });
+    }
+
+    /// Sets the format from the select's value ([`AUTO_DETECT`] or a format name).
+    pub(crate) fn set_format(&mut self, id: u32, value: &str) {
+        let format = parse_format_choice(value);
+        self.edit(id, |d| d.format = format);
+    }
+
+    /// The sources to analyze: editors with text, in order. A blank name
+    /// becomes `source-N` (N counting editors from 1) so evidence can still
+    /// point somewhere.
+    pub(crate) fn to_sources(&self) -> Vec<Source> {
+        self.drafts
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| !d.text.trim().is_empty())
+            .map(|(index, d)| {
+                let name = match d.name.trim() {
+                    "" => format!("source-{}", index + 1),
+                    name => name.to_owned(),
+                };
+                let mut source = Source::new(name, d.text.clone());
+                source.invalid_utf8_at = d.invalid_utf8_at;
+                match d.format {
+                    Some(format) => source.with_format(format),
+                    None => source,
+                }
+            })
+            .collect()
+    }
+
+    fn edit(&mut self, id: u32, change: impl FnOnce(&mut Draft)) {
+        if let Some(draft) = self.drafts.iter_mut().find(|d| d.id == id) {
+            change(draft);
+            self.touch();
+        }
+    }
+
+    fn touch(&mut self) {
+        self.revision += 1;
+    }
+
+    /// `base`, or `base` with a number before its extension, whichever is free.
+    fn unused_name(&self, base: &str) -> String {
+        let taken = |name: &str| self.drafts.iter().any(|d| d.name == name);
+        if !taken(base) {
+            return base.to_owned();
+        }
+        let (stem, ext) = base.rsplit_once('.').unwrap_or((base, ""));
+        (2..)
+            .map(|n| {
+                if ext.is_empty() {
+                    format!("{stem}-{n}")
+                } else {
+                    format!("{stem}-{n}.{ext}")
+                }
+            })
+            .find(|name| !taken(name))
+            .unwrap_or_else(|| base.to_owned())
+    }
+}
+
+/// A report and the input revision it was computed from.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Analysis {
+    pub(crate) report: Report,
+    pub(crate) revision: u64,
+}
+
+impl Analysis {
+    /// Runs the analysis on the current inputs.
+    pub(crate) fn of(inputs: &Inputs) -> Self {
+        Self {
+            report: hindsight_core::analyze(&inputs.to_sources()),
+            revision: inputs.revision(),
+        }
+    }
+
+    /// Whether the inputs changed since this analysis.
+    pub(crate) fn is_stale(&self, inputs: &Inputs) -> bool {
+        self.revision != inputs.revision()
+    }
+}
+
+/// The options of the format select: (value, label), auto-detect first.
+pub(crate) fn format_options() -> Vec<(&'static str, &'static str)> {
+    std::iter::once((AUTO_DETECT, "auto-detect"))
+        .chain(Format::ALL.iter().map(|f| (f.name(), f.name())))
+        .collect()
+}
+
+/// The select's value for a format choice.
+pub(crate) fn format_choice_value(format: Option<Format>) -> &'static str {
+    format.map_or(AUTO_DETECT, Format::name)
+}
+
+/// A select value back to a format choice; anything unknown means auto-detect.
+pub(crate) fn parse_format_choice(value: &str) -> Option<Format> {
+    Format::from_name(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(inputs: &Inputs) -> Vec<&str> {
+        inputs.drafts.iter().map(|d| d.name.as_str()).collect()
+    }
+
+    #[test]
+    fn keys_stay_stable_across_removals() {
+        let mut inputs = Inputs::with_sources([("a", "1"), ("b", "2"), ("c", "3")]);
+        let ids = inputs.ids();
+        inputs.remove(ids[1]);
+        assert_eq!(inputs.ids(), vec![ids[0], ids[2]]);
+        let added = inputs.add_empty();
+        assert!(!ids.contains(&added), "a removed key is never reused");
+        assert_eq!(names(&inputs), ["a", "c", "server.log"]);
+    }
+
+    #[test]
+    fn every_edit_bumps_the_revision_and_no_op_edits_do_not() {
+        let mut inputs = Inputs::with_sources([("t.txt", "x")]);
+        let id = inputs.ids()[0];
+        let mut last = inputs.revision();
+        let mut bumped = |inputs: &Inputs| {
+            assert!(inputs.revision() > last);
+            last = inputs.revision();
+        };
+        inputs.set_text(id, "y");
+        bumped(&inputs);
+        inputs.set_name(id, "u.txt");
+        bumped(&inputs);
+        inputs.set_format(id, "sglang-log");
+        bumped(&inputs);
+        inputs.add_empty();
+        bumped(&inputs);
+        let before = inputs.revision();
+        inputs.remove(9999);
+        inputs.set_text(9999, "z");
+        assert_eq!(inputs.revision(), before);
+    }
+
+    #[test]
+    fn empty_editors_get_distinct_default_names() {
+        let mut inputs = Inputs::default();
+        inputs.add_empty();
+        inputs.add_empty();
+        inputs.add_empty();
+        assert_eq!(
+            names(&inputs),
+            ["transcript.txt", "server.log", "server-2.log"]
+        );
+    }
+
+    #[test]
+    fn clear_leaves_one_empty_transcript_editor() {
+        let mut inputs = Inputs::with_sources([("a", "1"), ("b", "2")]);
+        inputs.clear();
+        assert_eq!(inputs.drafts.len(), 1);
+        assert_eq!(names(&inputs), ["transcript.txt"]);
+        assert!(inputs.to_sources().is_empty());
+    }
+
+    #[test]
+    fn sources_skip_blank_text_default_blank_names_and_keep_formats() {
+        let mut inputs =
+            Inputs::with_sources([("t.txt", "$ ls\n"), ("empty", "  \n"), ("", "log")]);
+        let ids = inputs.ids();
+        inputs.set_format(ids[2], "sglang-log");
+        let sources = inputs.to_sources();
+        assert_eq!(sources.len(), 2);
+        assert_eq!(sources[0].name, "t.txt");
+        assert_eq!(sources[0].format, None);
+        assert_eq!(sources[1].name, "source-3");
+        assert_eq!(sources[1].format, Some(Format::SglangLog));
+        inputs.set_format(ids[2], AUTO_DETECT);
+        assert_eq!(inputs.to_sources()[1].format, None);
+    }
+
+    #[test]
+    fn files_keep_their_utf8_problem_until_edited() {
+        let mut inputs = Inputs::default();
+        inputs.clear();
+        let id = inputs.add_file("bad.log", b"ok\n\xffx\n");
+        assert_eq!(inputs.drafts.len(), 1, "the empty editor is reused");
+        assert_eq!(inputs.to_sources()[0].invalid_utf8_at, Some(3));
+        let report = hindsight_core::analyze(&inputs.to_sources());
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("UTF-8"))
+        );
+        inputs.set_text(id, "ok\n");
+        assert_eq!(inputs.to_sources()[0].invalid_utf8_at, None);
+        inputs.add_file("second.log", b"more");
+        assert_eq!(names(&inputs), ["bad.log", "second.log"]);
+    }
+
+    #[test]
+    fn an_analysis_goes_stale_when_the_inputs_change() {
+        let mut inputs = crate::seed::inputs();
+        let analysis = Analysis::of(&inputs);
+        assert!(analysis.report.findings.len() >= 3);
+        assert!(!analysis.is_stale(&inputs));
+        inputs.set_name(inputs.ids()[0], "renamed.txt");
+        assert!(analysis.is_stale(&inputs));
+        assert!(!Analysis::of(&inputs).is_stale(&inputs));
+    }
+
+    #[test]
+    fn format_select_round_trips() {
+        let options = format_options();
+        assert_eq!(options[0], (AUTO_DETECT, "auto-detect"));
+        assert_eq!(options.len(), Format::ALL.len() + 1);
+        for (value, _) in options {
+            assert_eq!(format_choice_value(parse_format_choice(value)), value);
+        }
+        assert_eq!(parse_format_choice("nonsense"), None);
+    }
+}
