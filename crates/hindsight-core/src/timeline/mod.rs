@@ -61,6 +61,8 @@ pub struct Checkpoint {
     pub seen: Vec<SeenLine>,
     /// Port listings and requests, with what their output showed.
     pub port_checks: Vec<PortCheck>,
+    /// Where `tail`/`head` reads of a linked log fell in that log.
+    pub log_windows: Vec<LogWindow>,
     pub by_human: bool,
     pub background: bool,
     /// The exit status, when the transcript records one.
@@ -71,6 +73,20 @@ pub struct Checkpoint {
     pub decoded: bool,
     /// The decoded output, for sources that escape it.
     pub output_text: Option<String>,
+}
+
+/// Where a windowed read of a server's log (`tail -5 x.log`) fell in the
+/// full log given, and the failures the window left out.
+#[derive(Debug, Clone)]
+pub struct LogWindow {
+    pub server: usize,
+    /// `tail -5` → 5.
+    pub lines: u32,
+    /// The first and last log lines the window showed.
+    pub first: Span,
+    pub last: Span,
+    /// Failure lines of the log before the window that the window hid.
+    pub missed: Vec<(crate::parse::FailureKind, Span)>,
 }
 
 /// The result of a check, kept three-way: passing, failing and unknown are
@@ -401,7 +417,87 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
     create_servers(&mut timeline);
     link_logs(&mut timeline, sources, parsed);
     attribute_observations(&mut timeline);
+    locate_windows(&mut timeline, sources, parsed);
     timeline
+}
+
+/// Finds where each `tail -N` read of a linked log fell in the full log, by
+/// matching the lines the agent saw against the log's lines, and records the
+/// failures above the window that the read could not show.
+fn locate_windows(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, bool, Parsed)]) {
+    for server_id in 0..timeline.servers.len() {
+        let server = &timeline.servers[server_id];
+        let (Some(log), Some(path)) = (server.log_source, server.log_path.clone()) else {
+            continue;
+        };
+        let text = &sources[log].text;
+        let lines: Vec<(Span, String, Option<crate::parse::FailureKind>)> = parsed[log]
+            .2
+            .events
+            .iter()
+            .filter_map(|event| match &event.kind {
+                EventKind::Log(line) => {
+                    let raw = text.get(event.span.start..event.span.end).unwrap_or("");
+                    let failure = match line.signal {
+                        Some(Signal::Failure { kind }) => Some(kind),
+                        _ => None,
+                    };
+                    Some((event.span, strip_ansi(raw).trim_end().to_owned(), failure))
+                }
+                _ => None,
+            })
+            .collect();
+        for &checkpoint_id in &server.observed_by.clone() {
+            let checkpoint = &timeline.checkpoints[checkpoint_id];
+            let Some(Window::Tail(count)) = checkpoint.reads(&path).cloned() else {
+                continue;
+            };
+            let seen: Vec<&str> = checkpoint.seen.iter().map(|l| l.text.trim_end()).collect();
+            let Some(end) = best_match(&lines, &seen) else {
+                continue;
+            };
+            let start = end.saturating_sub(count.saturating_sub(1) as usize);
+            let missed = lines[..start]
+                .iter()
+                .filter_map(|(span, _, failure)| failure.map(|kind| (kind, *span)))
+                .collect();
+            let window = LogWindow {
+                server: server_id,
+                lines: count,
+                first: lines[start].0,
+                last: lines[end].0,
+                missed,
+            };
+            timeline.checkpoints[checkpoint_id].log_windows.push(window);
+        }
+    }
+}
+
+/// The log line where the agent's view ended: the position whose preceding
+/// lines agree with the most seen lines (earliest on ties, as the log grew).
+fn best_match(
+    lines: &[(Span, String, Option<crate::parse::FailureKind>)],
+    seen: &[&str],
+) -> Option<usize> {
+    let last_seen = seen
+        .iter()
+        .rposition(|s| !s.is_empty() && lines.iter().any(|(_, l, _)| l == s))?;
+    let mut best: Option<(usize, usize)> = None;
+    for (index, (_, line, _)) in lines.iter().enumerate() {
+        if line != seen[last_seen] {
+            continue;
+        }
+        let agreeing = seen[..last_seen]
+            .iter()
+            .rev()
+            .zip(lines[..index].iter().rev())
+            .take_while(|(s, (_, l, _))| s == &l)
+            .count();
+        if best.is_none_or(|(_, score)| agreeing > score) {
+            best = Some((index, agreeing));
+        }
+    }
+    best.map(|(index, _)| index)
 }
 
 fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format, parsed: &Parsed) {
@@ -452,6 +548,7 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                     observations,
                     seen: Vec::new(),
                     port_checks: Vec::new(),
+                    log_windows: Vec::new(),
                     by_human: *actor == crate::parse::Actor::Human,
                     background: *background,
                     exit_code: None,
