@@ -225,7 +225,23 @@ fn garbage_gives_diagnostics_not_a_panic() {
 }
 
 #[wasm_bindgen_test]
-fn rules_lists_the_three_rules_with_their_docs() {
+fn lone_surrogates_from_js_are_replaced_not_fatal() {
+    // A lone surrogate is a valid JS string but not Unicode, so no Rust
+    // string can hold it: JS builds it, and it arrives as U+FFFD.
+    let sources =
+        js_sys::JSON::parse(r#"[{ "name": "s.txt", "text": "a\ud800b\n" }]"#).expect("JSON.parse");
+    let report = to_json(
+        &hindsight_wasm::analyze(sources)
+            .map_err(JsValue::from)
+            .expect("analyze"),
+    );
+    assert_eq!(report["sources"][0]["name"], "s.txt");
+    assert_eq!(report["sources"][0]["lines"], 1);
+    assert_eq!(report["sources"][0]["bytes"], "a\u{FFFD}b\n".len());
+}
+
+#[wasm_bindgen_test]
+fn rules_lists_every_rule_with_its_docs() {
     let rules = to_json(
         &hindsight_wasm::rules()
             .map_err(JsValue::from)
@@ -233,10 +249,11 @@ fn rules_lists_the_three_rules_with_their_docs() {
     );
     let rules = rules.as_array().expect("an array");
     let ids: Vec<&str> = rules.iter().filter_map(|r| r["id"].as_str()).collect();
-    assert_eq!(
-        ids,
-        ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"]
-    );
+    let core: Vec<&str> = hindsight_core::rules::ALL.iter().map(|r| r.id).collect();
+    assert_eq!(ids, core, "every rule of the core, in its order");
+    for seed in ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"] {
+        assert!(ids.contains(&seed), "{seed} missing from {ids:?}");
+    }
     for rule in rules {
         for field in ["title", "why", "example", "check"] {
             let text = rule[field].as_str().unwrap_or_default();
