@@ -64,6 +64,8 @@ fi
 
 # --- Debian packages ----------------------------------------------------------
 packages=(binaryen)
+# Trunk runs a Python post-build hook (Trunk.toml).
+command -v python3 >/dev/null || packages+=(python3)
 if [ "$mode" = test ]; then
     packages+=(chromium chromium-driver firefox-esr)
     command -v node >/dev/null || packages+=(nodejs)
