@@ -289,7 +289,10 @@ fn every_input_format_is_detected_from_its_first_bytes() {
         ("diligent-sglang-verified/transcript.txt", "pasted-text"),
         ("chat-sglang-oom-above-tail/transcript.md", "pasted-text"),
         ("chat-sglang-oom-above-tail/dsv2.log", "sglang-log"),
-        ("two-hosts-gpu-release-unverified/terminal.txt", "pasted-text"),
+        (
+            "two-hosts-gpu-release-unverified/terminal.txt",
+            "pasted-text",
+        ),
         (
             "aider-vllm-curl-unrecorded/.aider.chat.history.md",
             "aider-history",

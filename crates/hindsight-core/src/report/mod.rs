@@ -194,9 +194,18 @@ impl Builder<'_> {
     fn quote(&self, quote: &Quote) -> Evidence {
         let mut evidence = self.evidence(quote.span);
         if let Some(text) = &quote.text {
-            evidence.text = cap_line_length(&cap_lines(text));
+            evidence.text = self.redact(&cap_line_length(&cap_lines(text)));
         }
         evidence
+    }
+
+    /// Credentials found anywhere are never repeated in the report.
+    fn redact(&self, text: &str) -> String {
+        if self.timeline.secrets.is_empty() {
+            text.to_owned()
+        } else {
+            crate::timeline::secrets::redact(text, &self.timeline.secrets)
+        }
     }
 
     /// Whole lines covering a span.
@@ -231,7 +240,7 @@ impl Builder<'_> {
             source: info.name.clone(),
             line_start,
             line_end,
-            text: cap_line_length(&cap_lines(lines)),
+            text: self.redact(&cap_line_length(&cap_lines(lines))),
         }
     }
 }
@@ -302,7 +311,7 @@ pub fn build(
             .map(|c| CheckpointReport {
                 id: c.id,
                 kind: c.kind,
-                command: c.command.clone(),
+                command: b.redact(&c.command),
                 host: c.host.clone(),
                 time: c.time.clone(),
                 message: c.message,
@@ -365,9 +374,9 @@ pub fn build(
                     .unwrap_or_default(),
                 severity: f.severity,
                 status: f.status,
-                message: f.message.clone(),
+                message: b.redact(&f.message),
                 evidence: f.evidence.iter().map(|q| b.quote(q)).collect(),
-                suggestion: f.suggestion.clone(),
+                suggestion: b.redact(&f.suggestion),
                 server: f.server,
             })
             .collect(),

@@ -13,6 +13,7 @@ mod log_window_only;
 mod port_unchecked;
 mod process_taken_as_serving;
 mod ranks_uncounted;
+mod secret_exposed;
 
 use serde::Serialize;
 
@@ -91,6 +92,7 @@ pub const ALL: &[&Rule] = &[
     &process_taken_as_serving::RULE,
     &gpu_release_unverified::RULE,
     &log_window_only::RULE,
+    &secret_exposed::RULE,
 ];
 
 /// Finds a rule by id.

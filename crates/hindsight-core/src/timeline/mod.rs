@@ -7,6 +7,7 @@
 //! the gap between them.
 
 pub mod classify;
+pub mod secrets;
 
 use std::collections::BTreeSet;
 
@@ -380,6 +381,8 @@ pub struct Timeline {
     pub checkpoints: Vec<Checkpoint>,
     pub servers: Vec<Server>,
     pub prose: Vec<Prose>,
+    /// Credentials found in any source.
+    pub secrets: Vec<secrets::Secret>,
 }
 
 impl Timeline {
@@ -418,6 +421,7 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
     link_logs(&mut timeline, sources, parsed);
     attribute_observations(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
+    timeline.secrets = secrets::scan(sources);
     timeline
 }
 

@@ -1,0 +1,195 @@
+//! Credentials in the inputs: API keys, tokens and passwords that an agent
+//! printed or passed on a command line. Found once over every source so that
+//! the `secret-exposed` rule can report them and the report can redact them
+//! everywhere it quotes text.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::source::{Source, Span, lines_with_offsets};
+
+/// One credential found in a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// The line it is on.
+    pub line: Span,
+    /// What kind of credential (`Hugging Face token`).
+    pub kind: &'static str,
+    /// The credential itself; never rendered, only used to redact.
+    pub value: String,
+    /// What to show instead: a short prefix and `…[redacted]`.
+    pub redacted: String,
+}
+
+struct Pattern {
+    kind: &'static str,
+    /// The credential is capture group 1 when there is one, else the match.
+    regex: LazyLock<Option<Regex>>,
+}
+
+macro_rules! pattern {
+    ($kind:literal, $re:literal) => {
+        Pattern {
+            kind: $kind,
+            regex: LazyLock::new(|| Regex::new($re).ok()),
+        }
+    };
+}
+
+static PATTERNS: [Pattern; 9] = [
+    pattern!("Hugging Face token", r"\b(hf_[A-Za-z0-9]{30,})"),
+    pattern!("Anthropic API key", r"\b(sk-ant-[A-Za-z0-9_-]{20,})"),
+    pattern!("OpenAI API key", r"\b(sk-(?:proj-)?[A-Za-z0-9_-]{20,})"),
+    pattern!("GitHub token", r"\b(gh[pousr]_[A-Za-z0-9]{30,})"),
+    pattern!("AWS access key", r"\b(AKIA[0-9A-Z]{16})\b"),
+    pattern!("Slack token", r"\b(xox[baprs]-[A-Za-z0-9-]{10,})"),
+    pattern!(
+        "bearer token",
+        r"(?i)authorization:\s*bearer\s+([A-Za-z0-9._~+/=-]{16,})"
+    ),
+    pattern!(
+        "password in a URL",
+        r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"
+    ),
+    pattern!(
+        "credential in an option or variable",
+        r#"(?i)(?:--api-key|api[_-]?key|[a-z_]*token|secret|password|passwd)(?:\s*[=:]\s*|\s+)['"]?([A-Za-z0-9._~+/-]{8,})"#
+    ),
+];
+
+/// Values that look like credentials but are placeholders or plain words.
+fn is_placeholder(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    value.chars().all(|c| c.is_ascii_digit())
+        || value
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
+        || [
+            "none", "null", "xxxx", "your", "redacted", "example", "$", "<", "***",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+/// Finds every credential in every source, each value once per line.
+pub fn scan(sources: &[Source]) -> Vec<Secret> {
+    let mut found: Vec<Secret> = Vec::new();
+    for (source_id, source) in sources.iter().enumerate() {
+        for (offset, line) in lines_with_offsets(&source.text) {
+            // Cheap gate: every pattern needs one of these.
+            let line =
+                &line[..crate::source::floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
+            if !line.contains('_')
+                && !line.contains('-')
+                && !line.contains("://")
+                && !line.contains("AKIA")
+                && !line.to_ascii_lowercase().contains("pass")
+                && !line.to_ascii_lowercase().contains("token")
+            {
+                continue;
+            }
+            for pattern in &PATTERNS {
+                let Some(regex) = pattern.regex.as_ref() else {
+                    continue;
+                };
+                for captures in regex.captures_iter(line) {
+                    let Some(value) = captures.get(1).or_else(|| captures.get(0)) else {
+                        continue;
+                    };
+                    let value = value.as_str();
+                    if is_placeholder(value)
+                        || found
+                            .iter()
+                            .any(|s| s.line.start == offset && s.value.contains(value))
+                    {
+                        continue;
+                    }
+                    let prefix: String = value.chars().take(4).collect();
+                    found.push(Secret {
+                        line: Span::new(source_id, offset, offset + line.len()),
+                        kind: pattern.kind,
+                        value: value.to_owned(),
+                        redacted: format!("{prefix}…[redacted]"),
+                    });
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Replaces every found credential in `text`.
+pub fn redact(text: &str, secrets: &[Secret]) -> String {
+    let mut text = text.to_owned();
+    for secret in secrets {
+        if text.contains(&secret.value) {
+            text = text.replace(&secret.value, &secret.redacted);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(&'static str, String)> {
+        scan(&[Source::new("t", text)])
+            .into_iter()
+            .map(|s| (s.kind, s.redacted))
+            .collect()
+    }
+
+    #[test]
+    fn all_patterns_compile() {
+        assert!(PATTERNS.iter().all(|p| p.regex.is_some()));
+    }
+
+    #[test]
+    fn finds_tokens_keys_and_passwords() {
+        assert_eq!(
+            kinds("export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+            [("Hugging Face token", "hf_A…[redacted]".to_owned())]
+        );
+        assert_eq!(
+            kinds("vllm serve m --api-key s3cr3tK3yValue99"),
+            [(
+                "credential in an option or variable",
+                "s3cr…[redacted]".to_owned()
+            )]
+        );
+        assert_eq!(
+            kinds("git clone https://ops:Tr0ub4dor@git.example.com/x.git"),
+            [("password in a URL", "Tr0u…[redacted]".to_owned())]
+        );
+        assert_eq!(
+            kinds("curl -H 'Authorization: Bearer abcdefghijklmnop1234'").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn ignores_log_noise_and_placeholders() {
+        for text in [
+            "[2026-01-01 00:00:00 TP0] Decode batch. #running-req: 1, #token: 20480, token usage: 0.00",
+            "server_args=ServerArgs(api_key=None, tokenizer_path='/m', max_total_num_token=56524)",
+            "export HF_TOKEN=<your-token>",
+            "--api-key $API_KEY",
+            "max_total_num_tokens=20480, chunked_prefill_size=8192",
+        ] {
+            assert!(kinds(text).is_empty(), "{text}: {:?}", kinds(text));
+        }
+    }
+
+    #[test]
+    fn redaction_replaces_every_copy() {
+        let text =
+            "a hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 b hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+        let secrets = scan(&[Source::new("t", text)]);
+        assert_eq!(
+            redact(text, &secrets),
+            "a hf_A…[redacted] b hf_A…[redacted]"
+        );
+    }
+}
