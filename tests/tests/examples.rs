@@ -282,6 +282,10 @@ fn every_input_format_is_detected_from_its_first_bytes() {
         ("seed-sglang-eagle3/report.json", "json-document"),
         ("seed-claude-code/session.jsonl", "claude-code-jsonl"),
         (
+            "claude-code-failed-build-then-launch/session.jsonl",
+            "claude-code-jsonl",
+        ),
+        (
             "seed-codex/rollout-2026-02-11T22-10-00-0199a6c2-5e1b-7c3d-9a8f-1b2c3d4e5f60.jsonl",
             "codex-rollout",
         ),

@@ -30,10 +30,20 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         let Some(kill_at) = kill.commands.iter().position(is_kill) else {
             continue;
         };
-        // `pkill … && vllm serve …` launches in the same tool call.
-        let launch_here = kill.commands[kill_at..]
+        // `pkill … && vllm serve …` launches in the same tool call; an
+        // `nvidia-smi` between the two is then the check.
+        let launch_at = kill.commands[kill_at..]
             .iter()
-            .any(|c| crate::engine::launch_from_argv(&c.argv).is_some());
+            .position(|c| crate::engine::launch_from_argv(&c.argv).is_some());
+        let launch_here = launch_at.is_some();
+        if let Some(launch_at) = launch_at {
+            let checked_between = kill.commands[kill_at..kill_at + launch_at]
+                .iter()
+                .any(|c| c.program() == "nvidia-smi");
+            if checked_between && gpu_outcome(kill) == Outcome::Free {
+                continue;
+            }
+        }
         let launch = if launch_here {
             kill
         } else {

@@ -7,6 +7,7 @@
 
 pub mod docs;
 mod drafter_unconfirmed;
+mod error_ignored;
 mod gpu_release_unverified;
 mod load_taken_as_ready;
 mod log_window_only;
@@ -93,6 +94,7 @@ pub const ALL: &[&Rule] = &[
     &gpu_release_unverified::RULE,
     &log_window_only::RULE,
     &secret_exposed::RULE,
+    &error_ignored::RULE,
 ];
 
 /// Finds a rule by id.
