@@ -266,7 +266,7 @@ describe("hindsight web page", () => {
     await page.close();
   });
 
-  test("adds picked files as sources", async () => {
+  test("adds picked and dropped files as sources", async () => {
     const { page, errors } = await open();
     await page.getByTestId("clear-sources").click();
     const seed = path.join(root, "examples", "seed-sglang-eagle3");
@@ -285,6 +285,18 @@ describe("hindsight web page", () => {
     await page.getByTestId("source-text").nth(1).press("Control+Enter");
     await page.getByTestId("stale").waitFor({ state: "detached" });
     assertIncludes(await attr(page, '[data-testid="finding"]', "data-rule"), SEED_RULES);
+
+    // A file dropped on the input panel becomes a source too.
+    const drop = await page.evaluateHandle(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(["[msg 1] assistant\n$ nvidia-smi\n"], "dropped.txt", { type: "text/plain" }));
+      return data;
+    });
+    await page.locator(".inputs").dispatchEvent("drop", { dataTransfer: drop });
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="source-editor"]').length === 3,
+    );
+    assert.equal(await page.getByTestId("source-name").nth(2).inputValue(), "dropped.txt");
     assert.deepEqual(errors, [], "no console errors");
     assert.deepEqual(offsite, [], "no request left 127.0.0.1");
     await page.close();

@@ -8,6 +8,7 @@
 pub mod docs;
 mod drafter_unconfirmed;
 mod error_ignored;
+mod filter_hid_output;
 mod gpu_release_unverified;
 mod load_taken_as_ready;
 mod log_window_only;
@@ -95,6 +96,7 @@ pub const ALL: &[&Rule] = &[
     &log_window_only::RULE,
     &secret_exposed::RULE,
     &error_ignored::RULE,
+    &filter_hid_output::RULE,
 ];
 
 /// Finds a rule by id.
