@@ -1,13 +1,13 @@
 //! The input panel: one editor per source (name, format, text, remove), the
-//! toolbar that adds, loads and clears sources, and the Analyze button. It
-//! only wires the [`Inputs`] signal to views; every change is an [`Inputs`]
-//! method.
+//! toolbar that adds, loads (pick or drop) and clears sources, and the
+//! Analyze button. It only wires the [`Inputs`] signal to views; every change
+//! is an [`Inputs`] method.
 
 // `#[component]` expands to builder items declared `pub`, which this binary
 // crate cannot export; the lint has nothing to fix in them.
 #![allow(unreachable_pub)]
 
-use leptos::ev::{Event, KeyboardEvent};
+use leptos::ev::{DragEvent, Event, KeyboardEvent};
 use leptos::prelude::*;
 
 use crate::browser;
@@ -22,14 +22,10 @@ pub(crate) fn InputPanel(
     analyze: Callback<()>,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
-    let on_files = move |ev: Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(list) = input.files() else {
-            return;
-        };
-        let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
-        // Let the same file be picked again later.
-        input.set_value("");
+    let load = move |list: Option<web_sys::FileList>| {
+        let files: Vec<web_sys::File> = list
+            .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
+            .unwrap_or_default();
         leptos::task::spawn_local(async move {
             for file in files {
                 match browser::read_bytes(&file).await {
@@ -41,17 +37,34 @@ pub(crate) fn InputPanel(
             }
         });
     };
+    let on_pick = move |ev: Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        load(input.files());
+        // Let the same file be picked again later.
+        input.set_value("");
+    };
+    // Files dropped anywhere on the panel are added like picked ones.
+    let on_drag_over = move |ev: DragEvent| ev.prevent_default();
+    let on_drop = move |ev: DragEvent| {
+        ev.prevent_default();
+        load(ev.data_transfer().and_then(|data| data.files()));
+    };
     let stale =
         move || analysis.with(|a| a.as_ref().is_some_and(|a| inputs.with(|i| a.is_stale(i))));
     let sources = move || inputs.with(|i| i.to_sources().len());
 
     view! {
-        <section class="panel inputs" aria-labelledby="inputs-title">
+        <section
+            class="panel inputs"
+            aria-labelledby="inputs-title"
+            on:dragover=on_drag_over
+            on:drop=on_drop
+        >
             <div class="panel-head">
                 <div>
                     <h2 id="inputs-title">"Session"</h2>
                     <p class="hint">
-                        "Paste the agent's transcript and any server logs. Name each log as the file the agent wrote, so launches and logs line up."
+                        "Paste the agent's transcript and any server logs, or drop the files here. Name each log as the file the agent wrote, so launches and logs line up."
                     </p>
                 </div>
                 <div class="toolbar">
@@ -62,7 +75,7 @@ pub(crate) fn InputPanel(
                             multiple
                             class="visually-hidden"
                             data-testid="file-input"
-                            on:change=on_files
+                            on:change=on_pick
                         />
                     </label>
                     <button
@@ -112,10 +125,8 @@ pub(crate) fn InputPanel(
                 >
                     "Analyze"
                 </button>
-                <span class="muted">
-                    {move || plural(sources(), "source", "sources")}
-                    " to analyze · Ctrl+Enter in a text box"
-                </span>
+                <span class="muted">{move || plural(sources(), "source", "sources")} " to analyze"</span>
+                <span class="muted kbd-hint">"Ctrl+Enter in a text box analyzes too"</span>
                 <Show when=stale>
                     <span class="stale" data-testid="stale">
                         "Inputs changed since the results below"

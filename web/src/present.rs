@@ -172,6 +172,32 @@ pub(crate) fn flags(checkpoint: &CheckpointReport, findings: &[FindingReport]) -
     rules
 }
 
+/// For findings in display order, which of their evidence excerpts were
+/// already quoted by an earlier finding (the launch line often backs several),
+/// so the page can fold the repeats.
+pub(crate) fn repeated_evidence<'a>(
+    findings: impl IntoIterator<Item = &'a FindingReport>,
+) -> Vec<Vec<bool>> {
+    let mut seen: Vec<(&str, u32, u32)> = Vec::new();
+    findings
+        .into_iter()
+        .map(|finding| {
+            finding
+                .evidence
+                .iter()
+                .map(|e| {
+                    let key = (e.source.as_str(), e.line_start, e.line_end);
+                    let repeat = seen.contains(&key);
+                    if !repeat {
+                        seen.push(key);
+                    }
+                    repeat
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Where evidence comes from: `log.txt:12` or `log.txt:12–15`.
 pub(crate) fn evidence_label(evidence: &Evidence) -> String {
     if evidence.line_end > evidence.line_start {
@@ -392,6 +418,24 @@ mod tests {
                 assert!(flags(checkpoint, &report.findings).is_empty());
             }
         }
+    }
+
+    #[test]
+    fn evidence_quoted_by_an_earlier_finding_is_marked_repeated() {
+        let quote = |source: &str, line: u32| Evidence {
+            source: source.into(),
+            line_start: line,
+            line_end: line,
+            text: "x".into(),
+        };
+        let mut report = with_findings(&[Severity::Warning; 3]);
+        report.findings[0].evidence = vec![quote("t", 59), quote("t", 80)];
+        report.findings[1].evidence = vec![quote("t", 59), quote("log", 59)];
+        report.findings[2].evidence = vec![quote("t", 80), quote("log", 60)];
+        assert_eq!(
+            repeated_evidence(&report.findings),
+            [vec![false, false], vec![true, false], vec![true, false]]
+        );
     }
 
     #[test]

@@ -91,9 +91,17 @@ pub(crate) fn Results(report: Report, revision: u64) -> impl IntoView {
                             }
                                 .into_any()
                         } else {
+                            let mut repeats = present::repeated_evidence(
+                                    groups.iter().flat_map(|(_, findings)| findings),
+                                )
+                                .into_iter();
                             groups
                                 .into_iter()
                                 .map(|(severity, findings)| {
+                                    let findings: Vec<(FindingReport, Vec<bool>)> = findings
+                                        .into_iter()
+                                        .map(|f| (f, repeats.next().unwrap_or_default()))
+                                        .collect();
                                     view! { <SeverityGroup severity findings /> }
                                 })
                                 .collect_view()
@@ -111,24 +119,26 @@ pub(crate) fn Results(report: Report, revision: u64) -> impl IntoView {
     }
 }
 
-/// The findings of one severity.
+/// The findings of one severity, each with which of its excerpts an earlier
+/// finding already quoted.
 #[component]
-fn SeverityGroup(severity: Severity, findings: Vec<FindingReport>) -> impl IntoView {
+fn SeverityGroup(severity: Severity, findings: Vec<(FindingReport, Vec<bool>)>) -> impl IntoView {
     let heading = present::severity_heading(severity, findings.len());
     view! {
         <div class=format!("severity-group severity-{}", severity.name())>
             <h4 class="severity-heading">{heading}</h4>
             {findings
                 .into_iter()
-                .map(|finding| view! { <Finding finding /> })
+                .map(|(finding, repeated)| view! { <Finding finding repeated /> })
                 .collect_view()}
         </div>
     }
 }
 
 /// One finding: what was assumed, the lines that show it, how to check it.
+/// Excerpts an earlier finding already quoted are folded.
 #[component]
-fn Finding(finding: FindingReport) -> impl IntoView {
+fn Finding(finding: FindingReport, repeated: Vec<bool>) -> impl IntoView {
     let rule = hindsight_core::rules::find(&finding.rule);
     let severity = finding.severity.name();
     let copied = RwSignal::new(false);
@@ -157,7 +167,23 @@ fn Finding(finding: FindingReport) -> impl IntoView {
                 {finding
                     .evidence
                     .into_iter()
-                    .map(|evidence| view! { <EvidenceBlock evidence /> })
+                    .zip(repeated.into_iter().chain(std::iter::repeat(false)))
+                    .map(|(evidence, repeat)| {
+                        if repeat {
+                            view! {
+                                <details class="evidence-fold">
+                                    <summary>
+                                        <code>{present::evidence_label(&evidence)}</code>
+                                        " · quoted above"
+                                    </summary>
+                                    <EvidenceBlock evidence />
+                                </details>
+                            }
+                                .into_any()
+                        } else {
+                            view! { <EvidenceBlock evidence /> }.into_any()
+                        }
+                    })
                     .collect_view()}
             </div>
             <div class="suggestion" data-testid="suggestion">
