@@ -212,9 +212,15 @@ describe("hindsight web page", () => {
       await page.screenshot({ path: path.join(screenshots, "light.png"), fullPage: true });
       await page.emulateMedia({ colorScheme: "dark" });
       await page.screenshot({ path: path.join(screenshots, "dark.png"), fullPage: true });
+      // On a phone the inputs come first; show the postmortem as one reads it.
       await page.emulateMedia({ colorScheme: "light" });
       await page.setViewportSize({ width: 390, height: 844 });
-      await page.screenshot({ path: path.join(screenshots, "phone.png"), fullPage: true });
+      const top = await page.getByTestId("results").evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
+      await page.screenshot({
+        path: path.join(screenshots, "phone.png"),
+        fullPage: true,
+        clip: { x: 0, y: Math.max(0, top - 12), width: 390, height: 1800 },
+      });
       await page.setViewportSize({ width: 1280, height: 900 });
     }
 
