@@ -121,6 +121,16 @@ pub(crate) fn ranks_label(server: &ServerReport) -> &'static str {
     }
 }
 
+/// The heading over a server's last line: its log's end, or, without a
+/// linked log, the last line the agent saw of it.
+pub(crate) fn last_line_label(server: &ServerReport) -> &'static str {
+    if server.log_source.is_some() {
+        "Log stops at"
+    } else {
+        "Last line the agent saw"
+    }
+}
+
 /// `8 of 8`.
 pub(crate) fn ranks(server: &ServerReport) -> String {
     format!("{} of {}", server.ranks_seen, server.ranks_expected)
@@ -379,6 +389,11 @@ mod tests {
         assert_eq!(tri_state(server.ready), "unknown");
         assert_eq!(ranks(server), "8 of 8");
         assert_eq!(ranks_label(server), "ranks in log");
+        assert_eq!(last_line_label(server), "Log stops at");
+        let mut unlinked = server.clone();
+        unlinked.log_source = None;
+        assert_eq!(ranks_label(&unlinked), "ranks seen");
+        assert_eq!(last_line_label(&unlinked), "Last line the agent saw");
         assert!(!ranks_short(server));
         assert_eq!(or_dash(server.port), "8000");
         assert_eq!(or_dash(None::<u16>), "—");

@@ -478,7 +478,7 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
                 .map(|last| {
                     view! {
                         <div class="last-line">
-                            <p class="label">"Log stops at"</p>
+                            <p class="label">{present::last_line_label(&server)}</p>
                             <EvidenceBlock evidence=last />
                         </div>
                     }
