@@ -37,7 +37,20 @@ pub enum Severity {
     Error,
 }
 
+impl CheckStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckStatus::NotChecked => "not-checked",
+            CheckStatus::Failed => "failed",
+            CheckStatus::Inconclusive => "inconclusive",
+        }
+    }
+}
+
 impl Severity {
+    /// Worst first: errors, then warnings, then infos.
+    pub const WORST_FIRST: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Info];
+
     pub fn name(self) -> &'static str {
         match self {
             Severity::Info => "info",
