@@ -157,7 +157,7 @@ fn execute(cli: Cli, io: &mut Io<'_>) -> Result<()> {
             for rule in rules::ALL {
                 writeln!(
                     io.stdout,
-                    "{:<22} {:<8} {}",
+                    "{:<26} {:<8} {}",
                     rule.id,
                     rule.severity.name(),
                     rule.title

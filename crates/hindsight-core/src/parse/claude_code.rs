@@ -448,6 +448,29 @@ mod tests {
     }
 
     #[test]
+    fn headless_stream_json() {
+        let text = r#"{"type":"system","subtype":"init","session_id":"s1","tools":["Bash"],"model":"claude-sonnet-4-5"}
+{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"nvidia-smi -L"}}]},"parent_tool_use_id":null,"session_id":"s1"}
+{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"GPU 0: NVIDIA H100 80GB HBM3","is_error":false}]},"parent_tool_use_id":null,"session_id":"s1","tool_use_result":{"stdout":"GPU 0: NVIDIA H100 80GB HBM3","stderr":"","interrupted":false,"isImage":false}}
+{"type":"result","subtype":"success","is_error":false,"duration_ms":4120,"num_turns":2,"result":"One H100.","session_id":"s1","total_cost_usd":0.01}
+"#;
+        assert!(
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .any(|r| looks_like(&r))
+        );
+        assert_eq!(
+            events(text),
+            [
+                "other",
+                "cmd Agent nvidia-smi -L",
+                "out 1 None GPU 0: NVIDIA H100 80GB HBM3",
+                "other"
+            ]
+        );
+    }
+
+    #[test]
     fn human_commands_thinking_and_bad_lines() {
         let text = "{\"type\":\"user\",\"message\":{\"content\":\"<bash-input>nvidia-smi</bash-input>\"}}\n{\"type\":\"user\",\"message\":{\"content\":\"<bash-stdout>No running processes found</bash-stdout><bash-stderr></bash-stderr>\"}}\n{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"thinking\",\"thinking\":\"hmm\"}]}}\n{not json\n     5→{\"type\":\"summary\",\"summary\":\"s\"}\n";
         let parsed = parse(text, 0);
