@@ -86,11 +86,11 @@ e2e() {
 run "cargo fmt --check" cargo fmt --all --check
 run "clippy (native, all targets)" \
     cargo clippy --workspace --all-targets --locked -- -D warnings
-run "clippy (wasm32)" \
+# --all-targets takes in the browser tests (crates/hindsight-wasm/tests),
+# which only compile for wasm32; one invocation checks the dependencies once.
+run "clippy (wasm32, all targets)" \
     cargo clippy --locked --target wasm32-unknown-unknown \
-    -p hindsight-core -p hindsight-wasm -p hindsight-web -- -D warnings
-run "clippy (wasm32, hindsight-wasm browser tests)" \
-    cargo clippy --locked --target wasm32-unknown-unknown -p hindsight-wasm --tests -- -D warnings
+    -p hindsight-core -p hindsight-wasm -p hindsight-web --all-targets -- -D warnings
 run "cargo test (native)" cargo test --workspace --locked
 run "wasm-pack test (headless Chromium)" \
     wasm-pack test --mode no-install --headless --chrome --chromedriver "$CHROMEDRIVER" \
