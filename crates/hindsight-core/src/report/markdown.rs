@@ -72,6 +72,30 @@ pub fn render(report: &Report) -> String {
         }
     }
 
+    for s in report.servers.iter().filter(|s| !s.ledger.is_empty()) {
+        let _ = writeln!(
+            out,
+            "\n### Verification ledger: server {} ({})\n\n| check | status | detail | evidence |\n|---|---|---|---|",
+            s.id + 1,
+            s.engine_name()
+        );
+        for entry in &s.ledger {
+            let cited: Vec<String> = entry
+                .evidence
+                .iter()
+                .map(|e| format!("`{}:{}`", cell(&e.source), e.line_start))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                entry.check,
+                entry.status.name(),
+                cell(&entry.detail),
+                cited.join(", ")
+            );
+        }
+    }
+
     let _ = writeln!(out, "\n## Findings\n");
     if report.findings.is_empty() {
         let _ = writeln!(out, "No unverified assumptions found.");

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::diagnostic::Diagnostic;
 use crate::engine::Engine;
 use crate::parse::Format;
+use crate::rules::ledger::LedgerStatus;
 use crate::rules::{CheckStatus, Finding, Severity};
 use crate::source::{Source, Span};
 use crate::timeline::{CheckpointKind, PhaseKind, Quote, Timeline};
@@ -128,6 +129,24 @@ pub struct ServerReport {
     pub failure: Option<FailureReport>,
     /// The last line of its log: where it stopped.
     pub last_line: Option<Evidence>,
+    /// The checks a careful operator makes after a launch, and what the
+    /// agent's view shows of each (empty for servers not launched in the
+    /// transcript).
+    pub ledger: Vec<LedgerReport>,
+}
+
+/// One check of a server's verification ledger.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct LedgerReport {
+    /// `port-listening`, `request-answered`, `readiness-line`,
+    /// `drafter-loaded`, `all-ranks-up` or `errors-scanned`.
+    pub check: String,
+    pub status: LedgerStatus,
+    /// What the check looks for, with figures (`3 of 8 ranks seen`).
+    pub detail: String,
+    pub evidence: Vec<Evidence>,
 }
 
 /// The first line showing a lifecycle phase.
@@ -363,6 +382,15 @@ pub fn build(
                     evidence: b.evidence(span),
                 }),
                 last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
+                ledger: crate::rules::ledger::for_server(timeline, s)
+                    .into_iter()
+                    .map(|entry| LedgerReport {
+                        check: entry.check.to_owned(),
+                        status: entry.status,
+                        detail: entry.detail,
+                        evidence: entry.evidence.iter().map(|q| b.quote(q)).collect(),
+                    })
+                    .collect(),
             })
             .collect(),
         findings: findings

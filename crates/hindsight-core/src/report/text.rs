@@ -113,6 +113,25 @@ pub fn render(report: &Report, color: bool) -> String {
                     .map(|t| format!("   weights loaded in {t} s"))
                     .unwrap_or_default()
             );
+            if !s.ledger.is_empty() {
+                let checks: Vec<String> = s
+                    .ledger
+                    .iter()
+                    .map(|entry| {
+                        let status = entry.status.name();
+                        let painted = match entry.status {
+                            crate::rules::ledger::LedgerStatus::Passed => style.paint("32", status),
+                            crate::rules::ledger::LedgerStatus::Failed => style.paint("31", status),
+                            crate::rules::ledger::LedgerStatus::Indirect => {
+                                style.paint("36", status)
+                            }
+                            _ => style.paint("33", status),
+                        };
+                        format!("{} {painted}", entry.check)
+                    })
+                    .collect();
+                let _ = writeln!(out, "     checks: {}", checks.join(" · "));
+            }
             if !s.phases.is_empty() {
                 let phases: Vec<String> = s
                     .phases

@@ -10,6 +10,7 @@ mod drafter_unconfirmed;
 mod error_ignored;
 mod filter_hid_output;
 mod gpu_release_unverified;
+pub mod ledger;
 mod load_taken_as_ready;
 mod log_window_only;
 mod port_unchecked;

@@ -4,8 +4,7 @@
 use super::{
     CheckStatus, Finding, Rule, Severity, describe, launch_quote, launch_ref, observers, on_host,
 };
-use crate::parse::Signal;
-use crate::timeline::{Outcome, Server, Timeline, same_host};
+use crate::timeline::{Server, Timeline};
 
 pub(super) const RULE: Rule = Rule {
     id: "port-unchecked",
@@ -38,51 +37,24 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let port = server.port()?;
     let launch = launch_quote(timeline, server)?;
-    let mut failed = Vec::new();
-    let mut unknown = Vec::new();
-    let mut looks = 0usize;
-    for checkpoint in observers(timeline, server) {
-        looks += 1;
-        for check in &checkpoint.port_checks {
-            if check.port != Some(port) {
-                continue;
-            }
-            // A request must go to the server's host: the same machine, or the
-            // server's address from elsewhere.
-            if check.request {
-                let target = check.target.as_deref().unwrap_or("");
-                let local = matches!(target, "localhost" | "127.0.0.1" | "0.0.0.0" | "[::1]");
-                let here = same_host(checkpoint.host.as_deref(), server.host.as_deref());
-                let remote = server
-                    .host
-                    .as_deref()
-                    .is_some_and(|h| same_host(Some(h), Some(target)));
-                if !(local && here || remote) {
-                    continue;
-                }
-            } else if !same_host(checkpoint.host.as_deref(), server.host.as_deref()) {
-                continue;
-            }
-            let quote = check
-                .line
-                .clone()
-                .unwrap_or_else(|| checkpoint.command_quote());
-            match check.outcome {
-                Outcome::Passed => return None,
-                Outcome::Failed => failed.push(quote),
-                Outcome::Unknown => unknown.push(quote),
-            }
-        }
-        // The engine's own bind or readiness line, seen in the agent's output.
-        let bound = checkpoint.seen.iter().any(|line| match &line.log.signal {
-            Some(Signal::Bound { port: p, .. }) => p.is_none_or(|p| p == port),
-            Some(Signal::Ready) => true,
-            _ => false,
-        });
-        if bound {
-            return None;
-        }
+    let view = super::ledger::port_view(timeline, server);
+    // Seen listening, answering, or bound by the engine's own word: checked.
+    if !view.listing.passed.is_empty() || !view.request.passed.is_empty() || view.bound.is_some() {
+        return None;
     }
+    let looks = view.looks;
+    let failed: Vec<_> = view
+        .listing
+        .failed
+        .into_iter()
+        .chain(view.request.failed)
+        .collect();
+    let unknown: Vec<_> = view
+        .listing
+        .unknown
+        .into_iter()
+        .chain(view.request.unknown)
+        .collect();
 
     let host = server.host.as_deref();
     let suggestion = on_host(

@@ -319,7 +319,8 @@ fn file_read(command: &SimpleCommand) -> Option<Observation> {
     let mut count = false;
     let mut i = 1;
     while let Some(word) = argv.get(i) {
-        if word == "-n" || word == "-c" && program != "grep" && program != "wc" {
+        // `tail -n 5` / `head -c 100`; for grep `-n` is a flag, not a count.
+        if matches!(program, "tail" | "head") && (word == "-n" || word == "-c") {
             number = argv
                 .get(i + 1)
                 .and_then(|n| n.trim_start_matches('+').parse().ok());

@@ -1,0 +1,345 @@
+//! The verification ledger: for every server, the checks a careful operator
+//! makes after a launch, each `passed`, `failed`, `not-checked`, `indirect`
+//! (shown by something other than the check itself, such as the engine's own
+//! bind line) or `inconclusive` (made, but the transcript lacks the result),
+//! with the lines that show it. Rules read it; the report shows it.
+
+use serde::{Deserialize, Serialize};
+
+use super::observers;
+use crate::parse::Signal;
+use crate::timeline::{Outcome, Quote, SeenLine, Server, Timeline, Window, same_host};
+
+/// What a check came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum LedgerStatus {
+    Passed,
+    Failed,
+    NotChecked,
+    Indirect,
+    Inconclusive,
+}
+
+impl LedgerStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            LedgerStatus::Passed => "passed",
+            LedgerStatus::Failed => "failed",
+            LedgerStatus::NotChecked => "not-checked",
+            LedgerStatus::Indirect => "indirect",
+            LedgerStatus::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// One check of the ledger.
+#[derive(Debug, Clone)]
+pub struct LedgerEntry {
+    /// `port-listening`, `request-answered`, `readiness-line`,
+    /// `drafter-loaded`, `all-ranks-up`, `errors-scanned`.
+    pub check: &'static str,
+    pub status: LedgerStatus,
+    pub detail: String,
+    pub evidence: Vec<Quote>,
+}
+
+/// The port checks that reached one server, sorted by outcome.
+#[derive(Debug, Default)]
+pub(super) struct PortView {
+    pub listing: Outcomes,
+    pub request: Outcomes,
+    /// The engine's bind or readiness line, seen by the agent.
+    pub bound: Option<Quote>,
+    /// How many checkpoints looked at the server at all.
+    pub looks: usize,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Outcomes {
+    pub passed: Vec<Quote>,
+    pub failed: Vec<Quote>,
+    pub unknown: Vec<Quote>,
+}
+
+impl Outcomes {
+    fn status(&self) -> LedgerStatus {
+        if !self.passed.is_empty() {
+            LedgerStatus::Passed
+        } else if !self.failed.is_empty() {
+            LedgerStatus::Failed
+        } else if !self.unknown.is_empty() {
+            LedgerStatus::Inconclusive
+        } else {
+            LedgerStatus::NotChecked
+        }
+    }
+
+    fn evidence(&self) -> Vec<Quote> {
+        self.passed
+            .iter()
+            .chain(&self.failed)
+            .chain(&self.unknown)
+            .take(3)
+            .cloned()
+            .collect()
+    }
+}
+
+/// Every port listing and request that reached the server's port on its host.
+pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
+    let mut view = PortView::default();
+    let Some(port) = server.port() else {
+        return view;
+    };
+    for checkpoint in observers(timeline, server) {
+        view.looks += 1;
+        for check in &checkpoint.port_checks {
+            if check.port != Some(port) {
+                continue;
+            }
+            // A request must go to the server's host: from the same machine,
+            // or to the server's address from elsewhere.
+            let here = same_host(checkpoint.host.as_deref(), server.host.as_deref());
+            if check.request {
+                let target = check.target.as_deref().unwrap_or("");
+                let local = matches!(target, "localhost" | "127.0.0.1" | "0.0.0.0" | "[::1]");
+                let remote = server
+                    .host
+                    .as_deref()
+                    .is_some_and(|h| same_host(Some(h), Some(target)));
+                if !(local && here || remote) {
+                    continue;
+                }
+            } else if !here {
+                continue;
+            }
+            let quote = check
+                .line
+                .clone()
+                .unwrap_or_else(|| checkpoint.command_quote());
+            let outcomes = if check.request {
+                &mut view.request
+            } else {
+                &mut view.listing
+            };
+            match check.outcome {
+                Outcome::Passed => outcomes.passed.push(quote),
+                Outcome::Failed => outcomes.failed.push(quote),
+                Outcome::Unknown => outcomes.unknown.push(quote),
+            }
+        }
+        if view.bound.is_none() {
+            view.bound = checkpoint
+                .seen
+                .iter()
+                .find(|line| match &line.log.signal {
+                    Some(Signal::Bound { port: p, .. }) => p.is_none_or(|p| p == port),
+                    Some(Signal::Ready) => true,
+                    _ => false,
+                })
+                .map(SeenLine::quote);
+        }
+    }
+    view
+}
+
+/// The lines the agent saw from this server's checkpoints, with a signal.
+fn seen<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = &'t SeenLine> {
+    observers(timeline, server).flat_map(|c| c.seen.iter())
+}
+
+/// The ledger of one server launched in the transcript.
+pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
+    if server.launch.is_none() {
+        return Vec::new();
+    }
+    let mut ledger = Vec::new();
+    let view = port_view(timeline, server);
+    let port = server
+        .port()
+        .map_or_else(|| "?".to_owned(), |p| p.to_string());
+
+    let (status, evidence) = match (view.listing.status(), &view.bound) {
+        (LedgerStatus::NotChecked, Some(bound)) => (LedgerStatus::Indirect, vec![bound.clone()]),
+        (status, _) => (status, view.listing.evidence()),
+    };
+    ledger.push(LedgerEntry {
+        check: "port-listening",
+        status,
+        detail: format!("port {port} in a socket listing (`ss`, `netstat`, `lsof`)"),
+        evidence,
+    });
+
+    let answered = seen(timeline, server).find(|l| {
+        matches!(
+            l.log.signal,
+            Some(Signal::Request {
+                status: Some(200..=299)
+            })
+        )
+    });
+    let (status, evidence) = match (view.request.status(), answered) {
+        (LedgerStatus::NotChecked, Some(line)) => (LedgerStatus::Indirect, vec![line.quote()]),
+        (status, _) => (status, view.request.evidence()),
+    };
+    ledger.push(LedgerEntry {
+        check: "request-answered",
+        status,
+        detail: format!("a real request to port {port} answered"),
+        evidence,
+    });
+
+    let failure =
+        seen(timeline, server).find(|l| matches!(l.log.signal, Some(Signal::Failure { .. })));
+    let ready = seen(timeline, server).find(|l| matches!(l.log.signal, Some(Signal::Ready)));
+    let (status, evidence) = match (ready, failure) {
+        (Some(line), _) => (LedgerStatus::Passed, vec![line.quote()]),
+        (None, Some(line)) => (LedgerStatus::Failed, vec![line.quote()]),
+        (None, None) => match &view.bound {
+            Some(bound) => (LedgerStatus::Indirect, vec![bound.clone()]),
+            None => (LedgerStatus::NotChecked, Vec::new()),
+        },
+    };
+    ledger.push(LedgerEntry {
+        check: "readiness-line",
+        status,
+        detail: "the engine's own readiness line".to_owned(),
+        evidence,
+    });
+
+    if server.settings.is_speculative() {
+        let line = seen(timeline, server).find(|l| {
+            matches!(
+                l.log.signal,
+                Some(
+                    Signal::WeightsEnd { draft: true, .. }
+                        | Signal::CudaGraphEnd { draft: true }
+                        | Signal::DraftAccepting
+                )
+            )
+        });
+        ledger.push(LedgerEntry {
+            check: "drafter-loaded",
+            status: if line.is_some() {
+                LedgerStatus::Passed
+            } else {
+                LedgerStatus::NotChecked
+            },
+            detail: "the draft model's load, graph or acceptance line".to_owned(),
+            evidence: line.map(SeenLine::quote).into_iter().collect(),
+        });
+    }
+
+    let expected = server.settings.ranks_expected();
+    if expected > 1 {
+        let mut ranks: Vec<&str> = seen(timeline, server)
+            .filter_map(|l| l.rank.as_deref().or(l.log.rank.as_deref()))
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        ledger.push(LedgerEntry {
+            check: "all-ranks-up",
+            status: if ranks.len() >= expected as usize {
+                LedgerStatus::Passed
+            } else {
+                LedgerStatus::NotChecked
+            },
+            detail: format!("{} of {expected} ranks seen", ranks.len()),
+            evidence: Vec::new(),
+        });
+    }
+
+    if let Some(path) = &server.log_path {
+        let scanned = observers(timeline, server).find(|c| {
+            matches!(
+                c.reads(path),
+                Some(Window::All)
+                    | Some(Window::Grep {
+                        inverted: false,
+                        ..
+                    })
+            ) && c.reads(path).is_some_and(scans_for_errors)
+        });
+        let status = match (failure, scanned) {
+            (Some(_), _) => LedgerStatus::Failed,
+            (None, Some(_)) => LedgerStatus::Passed,
+            (None, None) => LedgerStatus::NotChecked,
+        };
+        let evidence = failure
+            .map(SeenLine::quote)
+            .or_else(|| scanned.map(|c| c.command_quote()))
+            .into_iter()
+            .collect();
+        ledger.push(LedgerEntry {
+            check: "errors-scanned",
+            status,
+            detail: format!("the whole of {path} searched for errors"),
+            evidence,
+        });
+    }
+    ledger
+}
+
+/// Whether a read covers the whole file for errors: `cat`, or a `grep` for
+/// error words.
+fn scans_for_errors(window: &Window) -> bool {
+    match window {
+        Window::All => true,
+        Window::Grep {
+            pattern,
+            inverted: false,
+        } => {
+            let lower = pattern.to_ascii_lowercase();
+            ["error", "traceback", "exception", "fail", "killed"]
+                .iter()
+                .any(|w| lower.contains(w))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Source;
+
+    fn ledger(text: &str) -> Vec<(&'static str, LedgerStatus)> {
+        let sources = [Source::new("t.txt", text)];
+        let parsed: Vec<_> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let format = crate::parse::detect(&s.text);
+                (format, true, crate::parse::parse(s, i, format))
+            })
+            .collect();
+        let timeline = crate::timeline::build(&sources, &parsed);
+        for_server(&timeline, &timeline.servers[0])
+            .into_iter()
+            .map(|e| (e.check, e.status))
+            .collect()
+    }
+
+    #[test]
+    fn three_outcomes_stay_apart() {
+        let text = "$ python -m sglang.launch_server --model-path /m --tp 2 --port 30000 > s.log 2>&1 &\n\
+                    $ ss -ltnp | grep :30000\n\
+                    LISTEN 0 4096 127.0.0.1:30000 0.0.0.0:*\n\
+                    $ curl -s localhost:30000/health\n\
+                    curl: (7) Failed to connect to localhost port 30000\n\
+                    $ grep -n Traceback s.log\n";
+        assert_eq!(
+            ledger(text),
+            [
+                ("port-listening", LedgerStatus::Passed),
+                ("request-answered", LedgerStatus::Failed),
+                ("readiness-line", LedgerStatus::NotChecked),
+                ("all-ranks-up", LedgerStatus::NotChecked),
+                ("errors-scanned", LedgerStatus::Passed),
+            ]
+        );
+    }
+}
