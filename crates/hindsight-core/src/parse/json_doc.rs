@@ -2,6 +2,10 @@
 //! are not line-oriented, so an event's span is found by locating its
 //! JSON-escaped text in the document, moving forward as events go.
 
+use serde_json::Value;
+
+use super::Parsed;
+use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 
 /// Finds successive JSON values in a document to give events real spans.
@@ -54,6 +58,21 @@ impl<'t> Locator<'t> {
             .and_then(|rest| rest.find(marker))
         {
             self.cursor += at;
+        }
+    }
+}
+
+/// Reads a whole JSON document, or says in a diagnostic why it could not.
+pub(super) fn document(text: &str, source: usize, parsed: &mut Parsed) -> Option<Value> {
+    match serde_json::from_str(text) {
+        Ok(document) => Some(document),
+        Err(error) => {
+            parsed.diagnostics.push(Diagnostic::warning(
+                source,
+                u32::try_from(error.line()).ok(),
+                format!("not valid JSON, so nothing was read from this trajectory: {error}"),
+            ));
+            None
         }
     }
 }

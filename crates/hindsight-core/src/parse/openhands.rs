@@ -31,16 +31,8 @@ pub fn events_of(document: &Value) -> Option<&Vec<Value>> {
 /// Parses a trajectory document.
 pub fn parse(text: &str, source: usize) -> Parsed {
     let mut parsed = Parsed::default();
-    let document: Value = match serde_json::from_str(text) {
-        Ok(document) => document,
-        Err(error) => {
-            parsed.diagnostics.push(Diagnostic::warning(
-                source,
-                u32::try_from(error.line()).ok(),
-                format!("not valid JSON, so nothing was read from this trajectory: {error}"),
-            ));
-            return parsed;
-        }
+    let Some(document) = super::json_doc::document(text, source, &mut parsed) else {
+        return parsed;
     };
     let Some(events) = events_of(&document) else {
         parsed.diagnostics.push(Diagnostic::warning(

@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use super::json_doc::Locator;
 use super::{Actor, Event, EventKind, Parsed, Role};
-use crate::diagnostic::Diagnostic;
 
 /// SWE-agent's own commands, which are not shell programs.
 const SPECIAL: &[&str] = &[
@@ -33,16 +32,8 @@ pub fn is_trajectory(document: &Value) -> bool {
 /// Parses a trajectory document.
 pub fn parse(text: &str, source: usize) -> Parsed {
     let mut parsed = Parsed::default();
-    let document: Value = match serde_json::from_str(text) {
-        Ok(document) => document,
-        Err(error) => {
-            parsed.diagnostics.push(Diagnostic::warning(
-                source,
-                u32::try_from(error.line()).ok(),
-                format!("not valid JSON, so nothing was read from this trajectory: {error}"),
-            ));
-            return parsed;
-        }
+    let Some(document) = super::json_doc::document(text, source, &mut parsed) else {
+        return parsed;
     };
     let Some(steps) = document.get("trajectory").and_then(Value::as_array) else {
         return parsed;

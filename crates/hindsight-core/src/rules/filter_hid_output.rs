@@ -52,10 +52,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
                 "The agent's own `grep -v` left the read of {path}{} empty, and it moved on \
                  without looking at the window unfiltered; empty here means every line matched \
                  the filter.",
-                checkpoint
-                    .message
-                    .map(|m| format!(" (msg {m})"))
-                    .unwrap_or_default(),
+                super::at_message(checkpoint),
             ),
             evidence: vec![checkpoint.command_quote(), next.quote()],
             suggestion: on_host(

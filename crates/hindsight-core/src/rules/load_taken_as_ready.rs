@@ -29,12 +29,7 @@ any readiness line appears.",
 };
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
-    timeline
-        .servers
-        .iter()
-        .filter(|s| s.launch.is_some())
-        .filter_map(|server| check(timeline, server))
-        .collect()
+    super::each_launched_server(timeline, check)
 }
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
@@ -67,10 +62,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             "The agent saw the weights of the {} finish loading{} and moved on without seeing it \
              ready: no readiness line, bound port or answered request.{}",
             describe(server),
-            checkpoint
-                .message
-                .map(|m| format!(" (msg {m})"))
-                .unwrap_or_default(),
+            super::at_message(checkpoint),
             log_on_readiness(server),
         ),
         evidence: vec![loaded.quote(), next],

@@ -71,10 +71,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
                  first at line {failure_line} ({}), and the agent never saw any of them.",
                 window.lines,
                 describe(server),
-                checkpoint
-                    .message
-                    .map(|m| format!(" (msg {m})"))
-                    .unwrap_or_default(),
+                super::at_message(checkpoint),
                 window.missed.len(),
                 kind.name(),
             ),

@@ -146,6 +146,27 @@ pub fn run(timeline: &Timeline) -> Vec<Finding> {
 
 // Helpers shared by rules.
 
+/// Runs a per-server check over every server launched in the transcript.
+fn each_launched_server(
+    timeline: &Timeline,
+    check: fn(&Timeline, &Server) -> Option<Finding>,
+) -> Vec<Finding> {
+    timeline
+        .servers
+        .iter()
+        .filter(|s| s.launch.is_some())
+        .filter_map(|server| check(timeline, server))
+        .collect()
+}
+
+/// ` (msg 3136)` for messages, when the checkpoint has a message number.
+fn at_message(checkpoint: &Checkpoint) -> String {
+    checkpoint
+        .message
+        .map(|m| format!(" (msg {m})"))
+        .unwrap_or_default()
+}
+
 /// The checkpoints that looked at a server after its launch.
 fn observers<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = &'t Checkpoint> {
     server

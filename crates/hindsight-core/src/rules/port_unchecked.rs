@@ -26,12 +26,7 @@ request: `ss -ltnp | grep :PORT` and `curl -sS -m 5 http://127.0.0.1:PORT/v1/mod
 };
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
-    timeline
-        .servers
-        .iter()
-        .filter(|s| s.launch.is_some())
-        .filter_map(|server| check(timeline, server))
-        .collect()
+    super::each_launched_server(timeline, check)
 }
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {

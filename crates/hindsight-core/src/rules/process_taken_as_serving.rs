@@ -25,12 +25,7 @@ as running.",
 };
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
-    timeline
-        .servers
-        .iter()
-        .filter(|s| s.launch.is_some())
-        .filter_map(|server| check(timeline, server))
-        .collect()
+    super::each_launched_server(timeline, check)
 }
 
 /// Words that name the server's engine in a process list or its filter.
@@ -101,10 +96,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             "The agent saw the process of the {} alive{} and moved on without a port listening or a \
              request answered; a live process may still be loading, hung or unable to bind.{}",
             describe(server),
-            checkpoint
-                .message
-                .map(|m| format!(" (msg {m})"))
-                .unwrap_or_default(),
+            super::at_message(checkpoint),
             log_on_readiness(server),
         ),
         evidence: vec![process.quote(), next],
