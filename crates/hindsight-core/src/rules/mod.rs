@@ -5,6 +5,7 @@
 //! and `docs/rules.md` are all generated from them). Rules see only the
 //! [`Timeline`]; they never read raw text.
 
+mod build_unverified;
 pub mod docs;
 mod drafter_unconfirmed;
 mod error_ignored;
@@ -111,6 +112,7 @@ pub const ALL: &[&Rule] = &[
     &secret_exposed::RULE,
     &error_ignored::RULE,
     &filter_hid_output::RULE,
+    &build_unverified::RULE,
 ];
 
 /// Finds a rule by id.

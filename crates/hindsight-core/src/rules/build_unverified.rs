@@ -1,0 +1,147 @@
+//! `build-unverified`: a build or install whose product was never checked
+//! before the agent moved on to the servers that use it.
+
+use super::{CheckStatus, Finding, Rule, Severity, on_host};
+use crate::parse::shell::SimpleCommand;
+use crate::timeline::{Checkpoint, CheckpointKind, Timeline, same_host};
+
+pub(super) const RULE: Rule = Rule {
+    id: "build-unverified",
+    title: "A build's product was never checked before it was used",
+    severity: Severity::Warning,
+    why: "A build that printed no error has not necessarily produced what the \
+next step loads: editable installs that compile nothing, a wheel built for the \
+wrong CUDA architecture, an extension that fails to import until torch is \
+loaded first. Importing the module, listing the built `.so` or printing the \
+version takes seconds; discovering it from a server crash takes much longer.",
+    example: "`pip install -e . --no-build-isolation` in `sgl-kernel` ends with \
+`Successfully installed sgl-kernel`, but no `.so` was built; the agent launches \
+the server next without `python -c 'import sgl_kernel'`.",
+    check: "Import what was built, or list it: `python -c 'import PACKAGE; \
+print(PACKAGE.__file__)'`, `find BUILD_DIR -name '*.so'`, `TOOL --version`.",
+    run,
+};
+
+fn run(timeline: &Timeline) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for build in &timeline.checkpoints {
+        let Some(at) = build.commands.iter().position(builds_from_source) else {
+            continue;
+        };
+        // Everything up to the next launch (or the end) that ran on the host.
+        let later: Vec<&Checkpoint> = timeline
+            .checkpoints
+            .iter()
+            .filter(|c| c.id > build.id && c.span.source == build.span.source)
+            .filter(|c| same_host(c.host.as_deref(), build.host.as_deref()))
+            .take_while(|c| c.kind != CheckpointKind::Launch)
+            .collect();
+        // A later build replaces this one: its own checks are what count.
+        if later
+            .iter()
+            .any(|c| c.commands.iter().any(builds_from_source))
+        {
+            continue;
+        }
+        // A failed build is `error-ignored`'s business, not this rule's.
+        if build.exit_code.is_some_and(|c| c != 0) || build.is_error {
+            continue;
+        }
+        let checked_here = build.commands[at + 1..].iter().any(checks_product);
+        let checked_later = later.iter().any(|c| c.commands.iter().any(checks_product));
+        if checked_here || checked_later {
+            continue;
+        }
+        // Only a build that something then used: a launch after it.
+        let Some(launch) = timeline.checkpoints.iter().find(|c| {
+            c.id > build.id
+                && c.kind == CheckpointKind::Launch
+                && c.span.source == build.span.source
+                && same_host(c.host.as_deref(), build.host.as_deref())
+        }) else {
+            continue;
+        };
+        let at_msg = |c: &Checkpoint| super::at_message(c);
+        findings.push(Finding {
+            rule: RULE.id,
+            severity: RULE.severity,
+            status: CheckStatus::NotChecked,
+            message: format!(
+                "A build from source{} was followed by a launch{} with nothing in between that \
+                 imports, lists or runs what it built.",
+                at_msg(build),
+                at_msg(launch),
+            ),
+            evidence: vec![build.command_quote(), launch.command_quote()],
+            suggestion: on_host(build.host.as_deref(), &suggestion(build, at)),
+            server: None,
+        });
+    }
+    findings
+}
+
+/// Builds from source: `pip install .`/`-e .`/a path, `python setup.py`,
+/// `cmake --build`, `make`, `ninja`, `cargo build`.
+fn builds_from_source(command: &SimpleCommand) -> bool {
+    let argv = &command.argv;
+    let has = |word: &str| argv.iter().any(|a| a == word);
+    match command.program() {
+        "make" | "ninja" | "nvcc" => true,
+        "cmake" => has("--build"),
+        "cargo" => has("build"),
+        "pip" | "pip3" | "uv" => {
+            has("install")
+                && argv
+                    .iter()
+                    .any(|a| a == "." || a == "-e" || a.starts_with("./") || a.starts_with('/'))
+        }
+        program if program.starts_with("python") => {
+            argv.iter().any(|a| a.ends_with("setup.py"))
+                || has("-m")
+                    && has("pip")
+                    && has("install")
+                    && argv
+                        .iter()
+                        .any(|a| a == "." || a == "-e" || a.starts_with("./"))
+        }
+        _ => false,
+    }
+}
+
+/// Looks at a build's product: an import, a listing of built objects, a
+/// version or package query.
+fn checks_product(command: &SimpleCommand) -> bool {
+    let argv = &command.argv;
+    let program = command.program();
+    let script = argv
+        .iter()
+        .position(|a| a == "-c")
+        .and_then(|i| argv.get(i + 1));
+    (program.starts_with("python") && script.is_some_and(|s| s.contains("import")))
+        || matches!(program, "find" | "ls") && argv.iter().any(|a| a.contains(".so"))
+        || argv.iter().any(|a| a == "--version")
+        || matches!(program, "pip" | "pip3") && argv.iter().any(|a| a == "show" || a == "list")
+        || matches!(program, "ldd" | "nm" | "readelf" | "file")
+}
+
+/// An import of what was built, named after the directory the build ran in
+/// (`cd sgl-kernel && pip install .` → `sgl_kernel`), when the command says.
+fn suggestion(build: &Checkpoint, at: usize) -> String {
+    let package = build.commands[..at]
+        .iter()
+        .rev()
+        .find(|c| c.program() == "cd")
+        .and_then(|c| c.argv.get(1))
+        .and_then(|dir| dir.trim_end_matches('/').rsplit('/').next())
+        .filter(|name| !name.is_empty() && *name != "~" && *name != ".")
+        .map(|name| name.replace('-', "_"));
+    match package {
+        Some(package) => format!(
+            "python -c 'import {package}; print({package}.__file__)' && pip show {}",
+            package.replace('_', "-")
+        ),
+        None => {
+            "python -c 'import PACKAGE; print(PACKAGE.__file__)' && pip show PACKAGE".to_owned()
+        }
+    }
+}
