@@ -180,6 +180,18 @@ describe("hindsight web page", () => {
     assert.match(await card.locator('[data-field="drafter"] dd').innerText(), new RegExp(DRAFTER));
     assert.equal(await card.locator('[data-field="port"] dd').innerText(), "8000");
     assert.equal(await card.locator('[data-field="ranks"] dd').innerText(), "8 of 8");
+    // Its verification ledger: the agent checked none of it.
+    const ledger = await card.getByTestId("ledger-entry").evaluateAll((entries) =>
+      entries.map((e) => `${e.dataset.check} ${e.dataset.status}`),
+    );
+    assert.deepEqual(ledger, [
+      "port-listening not-checked",
+      "request-answered not-checked",
+      "readiness-line not-checked",
+      "drafter-loaded not-checked",
+      "all-ranks-up not-checked",
+      "errors-scanned not-checked",
+    ]);
 
     // A rule's documentation unfolds.
     const doc = page.locator('[data-rule="port-unchecked"] [data-testid="rule-doc"]');
@@ -257,6 +269,10 @@ describe("hindsight web page", () => {
     const card = page.getByTestId("server");
     assert.equal(await card.locator(".engine").innerText(), "vllm");
     assert.equal(await card.locator('[data-field="port"] dd').innerText(), "8001");
+    assert.equal(
+      await card.locator('[data-check="port-listening"]').getAttribute("data-status"),
+      "passed",
+    );
     assert.match(await page.getByTestId("source-report").innerText(), /pasted-text \(chosen\)/);
 
     // Editing again and removing the source leaves nothing to analyze.

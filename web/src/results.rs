@@ -436,6 +436,37 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
                         }
                     })}
             </dl>
+            {(!server.ledger.is_empty())
+                .then(|| {
+                    view! {
+                        <div class="ledger">
+                            <p class="label">"What the agent checked"</p>
+                            <ul class="ledger-list" aria-label="Verification ledger">
+                                {server
+                                    .ledger
+                                    .iter()
+                                    .map(|entry| {
+                                        let status = entry.status.name();
+                                        view! {
+                                            <li
+                                                class="ledger-entry"
+                                                data-testid="ledger-entry"
+                                                data-check=entry.check.clone()
+                                                data-status=status
+                                                title=entry.detail.clone()
+                                            >
+                                                <span class=format!(
+                                                    "ledger-status status-{status}",
+                                                )>{status}</span>
+                                                <span class="ledger-check">{entry.check.clone()}</span>
+                                            </li>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </ul>
+                        </div>
+                    }
+                })}
             {(!server.phases.is_empty())
                 .then(|| {
                     view! {
