@@ -9,6 +9,15 @@ use std::path::{Path, PathBuf};
 
 use hindsight_core::Source;
 
+/// The findings the seed session must yield, in report order.
+pub const SEED_FINDINGS: [&str; 5] = [
+    "port-unchecked",
+    "drafter-unconfirmed",
+    "ranks-uncounted",
+    "load-taken-as-ready",
+    "process-taken-as-serving",
+];
+
 /// Files in a case folder that are not inputs.
 const NOT_INPUTS: &[&str] = &["expected.json", "report.json", "notes.md", "README.md"];
 

@@ -59,13 +59,7 @@ fn text_output_is_plain_off_a_terminal_and_coloured_on_one() {
     let plain = cli(&args, "", false);
     assert_eq!(plain.code, EXIT_OK);
     assert!(!plain.stdout.contains('\x1b'));
-    for rule in [
-        "port-unchecked",
-        "drafter-unconfirmed",
-        "ranks-uncounted",
-        "load-taken-as-ready",
-        "process-taken-as-serving",
-    ] {
+    for rule in hindsight_tests::SEED_FINDINGS {
         assert!(plain.stdout.contains(&format!("warning[{rule}]")), "{rule}");
     }
     assert!(
@@ -210,16 +204,7 @@ fn a_whole_case_folder_including_its_golden_files_gives_the_same_findings() {
         .flatten()
         .filter_map(|f| f["rule"].as_str())
         .collect();
-    assert_eq!(
-        rules,
-        [
-            "port-unchecked",
-            "drafter-unconfirmed",
-            "ranks-uncounted",
-            "load-taken-as-ready",
-            "process-taken-as-serving"
-        ]
-    );
+    assert_eq!(rules, hindsight_tests::SEED_FINDINGS);
     let json_documents = report["sources"]
         .as_array()
         .into_iter()

@@ -81,16 +81,7 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
     let case = hindsight_tests::root().join("examples/seed-sglang-eagle3");
     let report = analyze(&sources(&case));
     let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
-    assert_eq!(
-        rules,
-        [
-            "port-unchecked",
-            "drafter-unconfirmed",
-            "ranks-uncounted",
-            "load-taken-as-ready",
-            "process-taken-as-serving"
-        ]
-    );
+    assert_eq!(rules, hindsight_tests::SEED_FINDINGS);
 
     let kinds: Vec<&str> = report.checkpoints.iter().map(|c| c.kind_name()).collect();
     let first = |kind: &str| kinds.iter().position(|k| *k == kind);
@@ -185,16 +176,7 @@ fn the_transcript_alone_still_yields_the_three_findings() {
         .collect();
     let report = analyze(&transcript);
     let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
-    assert_eq!(
-        rules,
-        [
-            "port-unchecked",
-            "drafter-unconfirmed",
-            "ranks-uncounted",
-            "load-taken-as-ready",
-            "process-taken-as-serving"
-        ]
-    );
+    assert_eq!(rules, hindsight_tests::SEED_FINDINGS);
     assert_eq!(report.servers[0].ranks_seen, 0);
     assert_eq!(report.servers[0].tp_size, Some(8));
 }
