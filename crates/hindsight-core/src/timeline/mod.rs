@@ -692,43 +692,33 @@ fn is_request_failure(line: &str) -> bool {
 
 /// Classifies every line of a tool output the way a log line would be.
 fn seen_lines(text: &str, span: Span) -> Vec<SeenLine> {
-    let Some(output) = text.get(span.start..span.end) else {
-        return Vec::new();
-    };
+    let output = text.get(span.start..span.end).unwrap_or("");
+    classify_output(output, |offset, len| {
+        Span::new(span.source, span.start + offset, span.start + offset + len)
+    })
+}
+
+/// Like [`seen_lines`] for decoded output: every line points at the record.
+fn decoded_lines(output: &str, record: Span) -> Vec<SeenLine> {
+    classify_output(output, |_, _| record)
+}
+
+/// Classifies each line (each `\r` segment) of an output; `span_of` maps a
+/// segment's offset and length in `output` to the span it is cited by.
+fn classify_output(output: &str, span_of: impl Fn(usize, usize) -> Span) -> Vec<SeenLine> {
     let mut seen = Vec::new();
     for (offset, line) in lines_with_offsets(output) {
         let examined = &line[..floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
         let mut segment_start = 0;
         for segment in examined.split('\r') {
-            let start = span.start + offset + segment_start;
+            let start = offset + segment_start;
             segment_start += segment.len() + 1;
             if segment.trim().is_empty() {
                 continue;
             }
             let clean = strip_ansi(segment);
             seen.push(SeenLine {
-                span: Span::new(span.source, start, start + segment.len()),
-                log: classify_line(&clean),
-                rank: rank_in_text(&clean),
-                text: clean.into_owned(),
-            });
-        }
-    }
-    seen
-}
-
-/// Like [`seen_lines`] for decoded output: every line points at the record.
-fn decoded_lines(output: &str, record: Span) -> Vec<SeenLine> {
-    let mut seen = Vec::new();
-    for (_, line) in lines_with_offsets(output) {
-        let examined = &line[..floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
-        for segment in examined.split('\r') {
-            if segment.trim().is_empty() {
-                continue;
-            }
-            let clean = strip_ansi(segment);
-            seen.push(SeenLine {
-                span: record,
+                span: span_of(start, segment.len()),
                 log: classify_line(&clean),
                 rank: rank_in_text(&clean),
                 text: clean.into_owned(),
