@@ -7,6 +7,7 @@
 //! text → [`parse::detect`] → one parser per format → events with spans →
 //! [`timeline`] → [`rules`] → [`report::Report`] → renderers.
 
+pub mod config;
 pub mod diagnostic;
 pub mod engine;
 pub mod parse;
@@ -15,15 +16,24 @@ pub mod rules;
 pub mod source;
 pub mod timeline;
 
+pub use config::Config;
 pub use engine::Engine;
 pub use parse::Format;
 pub use report::{REPORT_VERSION, Report};
 pub use rules::Severity;
 pub use source::{Source, Span};
 
-/// Analyzes one session: all sources together (a transcript and its logs).
+/// Analyzes one session: all sources together (a transcript and its logs),
+/// with every rule at its default severity.
 /// Never fails and never panics: bad input becomes diagnostics.
 pub fn analyze(sources: &[Source]) -> Report {
+    analyze_with(sources, &Config::default())
+}
+
+/// [`analyze`] with a rule selection and severity overrides. Rule ids the
+/// configuration names but no rule has are ignored here; callers reject them
+/// up front with [`Config::validate`].
+pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
     let mut diagnostics = Vec::new();
     let parsed: Vec<(Format, bool, parse::Parsed)> = sources
         .iter()
@@ -48,6 +58,6 @@ pub fn analyze(sources: &[Source]) -> Report {
         })
         .collect();
     let timeline = timeline::build(sources, &parsed);
-    let findings = rules::run(&timeline);
+    let findings = rules::run(&timeline, config);
     report::build(sources, &timeline, &findings, &diagnostics)
 }

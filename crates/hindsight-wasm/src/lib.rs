@@ -3,9 +3,11 @@
 //!
 //! Three functions, all synchronous and pure:
 //!
-//! - [`analyze`]: `analyze(sources: SourceInput[]): Report`. The report is a
-//!   plain JS object equal to `JSON.parse` of the CLI's `--format json`
-//!   output (missing values are `null`, never `undefined`).
+//! - [`analyze`]: `analyze(sources: SourceInput[], config?: Config): Report`.
+//!   The report is a plain JS object equal to `JSON.parse` of the CLI's
+//!   `--format json` output (missing values are `null`, never `undefined`).
+//!   `config` selects rules and overrides severities, as `hindsight.toml`'s
+//!   `[rules]` table does.
 //! - [`rules`]: `rules(): RuleDoc[]`, the documentation of every rule.
 //! - [`version`]: `version(): string`, the package version.
 //!
@@ -14,7 +16,7 @@
 //! (not an array of sources, an unknown format name) throws a JS `Error`;
 //! anything else, however garbled, becomes a report with diagnostics.
 
-use hindsight_core::{Format, Severity, Source};
+use hindsight_core::{Config, Format, Severity, Source};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -55,12 +57,28 @@ pub struct RuleDoc {
 /// `JSON.parse` of `hindsight analyze --format json` with the sources in the
 /// same order.
 ///
-/// Throws an `Error` when `sources` is not an array of `SourceInput` or names
-/// an unknown format. Unreadable text never throws: it becomes diagnostics.
+/// `config` (optional) selects rules and overrides severities:
+/// `{ select: ["port-unchecked"], ignore: [], severity: { "ranks-uncounted": "error" } }`.
+///
+/// Throws an `Error` when `sources` is not an array of `SourceInput`, names
+/// an unknown format, or `config` is malformed or names an unknown rule.
+/// Unreadable text never throws: it becomes diagnostics.
 #[wasm_bindgen(unchecked_return_type = "Report")]
 pub fn analyze(
     #[wasm_bindgen(unchecked_param_type = "SourceInput[]")] sources: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Config")] config: Option<JsValue>,
 ) -> Result<JsValue, JsError> {
+    let config: Config = match config {
+        None => Config::default(),
+        Some(config) => serde_wasm_bindgen::from_value(config).map_err(|e| {
+            JsError::new(&format!(
+                "hindsight: analyze()'s config takes {{ select?: string[] | null, ignore?: string[], severity?: {{ [rule: string]: \"error\" | \"warning\" | \"info\" }} }}: {e}"
+            ))
+        })?,
+    };
+    config
+        .validate()
+        .map_err(|e| JsError::new(&format!("hindsight: {e}")))?;
     let inputs: Vec<SourceInput> = serde_wasm_bindgen::from_value(sources).map_err(|e| {
         JsError::new(&format!(
             "hindsight: analyze() takes an array of {{ name: string, text: string, format?: string | null }}: {e}"
@@ -70,7 +88,7 @@ pub fn analyze(
         .into_iter()
         .map(to_source)
         .collect::<Result<Vec<_>, _>>()?;
-    to_js(&hindsight_core::analyze(&sources))
+    to_js(&hindsight_core::analyze_with(&sources, &config))
 }
 
 /// Every rule hindsight checks, in documentation order.

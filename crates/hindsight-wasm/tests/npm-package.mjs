@@ -19,7 +19,8 @@ const seed = join(repo, "examples/seed-sglang-eagle3");
 // --- the declarations -------------------------------------------------------
 const dts = readFileSync(join(pkg, "hindsight_wasm.d.ts"), "utf8");
 for (const line of [
-  "export function analyze(sources: SourceInput[]): Report;",
+  "export function analyze(sources: SourceInput[], config?: Config): Report;",
+  "export interface Config {",
   "export function rules(): RuleDoc[];",
   "export function version(): string;",
   "export interface Report {",
@@ -44,6 +45,22 @@ const sources = golden.sources.map(({ name }) => ({
   text: readFileSync(join(seed, name), "utf8"),
 }));
 assert.deepStrictEqual(hindsight.analyze(sources), golden, "the seed example's report");
+
+// A configuration drops rules and changes severities, as hindsight.toml does.
+const configured = hindsight.analyze(sources, {
+  ignore: ["port-unchecked"],
+  severity: { "ranks-uncounted": "info" },
+});
+assert.ok(!configured.findings.some((f) => f.rule === "port-unchecked"), "ignored rule ran");
+assert.deepStrictEqual(
+  configured.findings.filter((f) => f.rule === "ranks-uncounted").map((f) => f.severity),
+  ["info"],
+);
+assert.deepStrictEqual(hindsight.analyze(sources, null), golden, "null config is the default");
+assert.throws(
+  () => hindsight.analyze(sources, { ignore: ["port-uncheked"] }),
+  (error) => error instanceof Error && /unknown rule `port-uncheked`/.test(error.message),
+);
 
 assert.throws(
   () => hindsight.analyze([{ name: "a.log", text: "", format: "nope" }]),

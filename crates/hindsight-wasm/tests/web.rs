@@ -33,7 +33,11 @@ fn to_json(value: &JsValue) -> Value {
 }
 
 fn analyze(sources: &Value) -> Result<Value, String> {
-    hindsight_wasm::analyze(to_js(sources))
+    analyze_with(sources, None)
+}
+
+fn analyze_with(sources: &Value, config: Option<&Value>) -> Result<Value, String> {
+    hindsight_wasm::analyze(to_js(sources), config.map(to_js))
         .map(|report| to_json(&report))
         .map_err(|error| {
             let error = js_sys::Error::from(JsValue::from(error));
@@ -231,7 +235,7 @@ fn lone_surrogates_from_js_are_replaced_not_fatal() {
     let sources =
         js_sys::JSON::parse(r#"[{ "name": "s.txt", "text": "a\ud800b\n" }]"#).expect("JSON.parse");
     let report = to_json(
-        &hindsight_wasm::analyze(sources)
+        &hindsight_wasm::analyze(sources, None)
             .map_err(JsValue::from)
             .expect("analyze"),
     );
@@ -272,4 +276,45 @@ fn version_is_the_package_version() {
         golden["generator"],
         format!("hindsight {}", hindsight_wasm::version())
     );
+}
+
+#[wasm_bindgen_test]
+fn config_selects_rules_and_overrides_severities() {
+    let golden: Value = serde_json::from_str(GOLDEN).expect("golden report.json");
+    let sources = seed_sources(&golden);
+    let report = analyze_with(
+        &sources,
+        Some(&json!({ "select": ["ranks-uncounted", "port-unchecked"], "severity": { "port-unchecked": "info" } })),
+    )
+    .expect("analyze");
+    let findings: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or_default().to_owned(),
+                f["severity"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        findings.contains(&("port-unchecked".into(), "info".into())),
+        "{findings:?}"
+    );
+    assert!(
+        findings.iter().any(|(rule, _)| rule == "ranks-uncounted"),
+        "{findings:?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .all(|(rule, _)| rule == "ranks-uncounted" || rule == "port-unchecked"),
+        "{findings:?}"
+    );
+    let message =
+        analyze_with(&sources, Some(&json!({ "ignore": ["nope"] }))).expect_err("unknown rule");
+    assert!(message.contains("unknown rule `nope`"), "{message}");
+    let message = analyze_with(&sources, Some(&json!({ "selct": [] }))).expect_err("unknown field");
+    assert!(message.contains("config"), "{message}");
 }

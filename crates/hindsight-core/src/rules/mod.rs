@@ -134,9 +134,20 @@ pub struct Finding {
     pub server: Option<usize>,
 }
 
-/// Runs every rule and returns findings in a stable order.
-pub fn run(timeline: &Timeline) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = ALL.iter().flat_map(|rule| (rule.run)(timeline)).collect();
+/// Runs the rules the configuration enables, at its severities, and returns
+/// their findings in a stable order.
+pub fn run(timeline: &Timeline, config: &crate::Config) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = ALL
+        .iter()
+        .filter(|rule| config.enabled(rule.id))
+        .flat_map(|rule| {
+            let severity = config.severity_of(rule);
+            (rule.run)(timeline).into_iter().map(move |mut finding| {
+                finding.severity = severity;
+                finding
+            })
+        })
+        .collect();
     findings.sort_by_key(|f| {
         (
             f.evidence.first().map(|q| (q.span.source, q.span.start)),
