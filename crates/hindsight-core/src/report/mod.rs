@@ -204,7 +204,7 @@ pub struct DiagnosticReport {
 const MAX_EVIDENCE_LINES: u32 = 40;
 
 struct Builder<'a> {
-    sources: &'a [Source],
+    sources: &'a [&'a Source],
     timeline: &'a Timeline,
 }
 
@@ -303,7 +303,7 @@ fn cap_line_length(text: &str) -> String {
 
 /// Assembles the report from the timeline, the findings and the diagnostics.
 pub fn build(
-    sources: &[Source],
+    sources: &[&Source],
     timeline: &Timeline,
     findings: &[Finding],
     diagnostics: &[Diagnostic],
@@ -321,7 +321,11 @@ pub fn build(
                 format: info.format,
                 format_detected: info.detected,
                 lines: line_count(&source.text),
-                bytes: u64::try_from(source.text.len()).unwrap_or(u64::MAX),
+                // The original's size, also when the text was condensed.
+                bytes: source.condensed.as_ref().map_or_else(
+                    || u64::try_from(source.text.len()).unwrap_or(u64::MAX),
+                    |c| c.original_bytes,
+                ),
             })
             .collect(),
         checkpoints: timeline

@@ -316,7 +316,7 @@ mod tests {
                 (format, true, crate::parse::parse(s, i, format))
             })
             .collect();
-        let timeline = crate::timeline::build(&sources, &parsed);
+        let timeline = crate::timeline::build(&[&sources[0]], &parsed);
         for_server(&timeline, &timeline.servers[0])
             .into_iter()
             .map(|e| (e.check, e.status))

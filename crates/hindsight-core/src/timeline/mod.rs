@@ -396,7 +396,7 @@ impl Timeline {
 }
 
 /// Builds the timeline from parsed sources.
-pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline {
+pub fn build(sources: &[&Source], parsed: &[(Format, bool, Parsed)]) -> Timeline {
     let mut timeline = Timeline {
         sources: sources
             .iter()
@@ -415,7 +415,7 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
         if format.is_log() {
             continue;
         }
-        collect_checkpoints(&mut timeline, &sources[source_id], *format, parsed);
+        collect_checkpoints(&mut timeline, sources[source_id], *format, parsed);
     }
     create_servers(&mut timeline);
     link_logs(&mut timeline, sources, parsed);
@@ -428,7 +428,7 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
 /// Finds where each `tail -N` read of a linked log fell in the full log, by
 /// matching the lines the agent saw against the log's lines, and records the
 /// failures above the window that the read could not show.
-fn locate_windows(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, bool, Parsed)]) {
+fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bool, Parsed)]) {
     for server_id in 0..timeline.servers.len() {
         let server = &timeline.servers[server_id];
         let (Some(log), Some(path)) = (server.log_source, server.log_path.clone()) else {
@@ -753,7 +753,7 @@ fn create_servers(timeline: &mut Timeline) {
 /// Links each log source to its server: by the redirected path's file name,
 /// else to the only server of that engine without a log; a log nobody
 /// launched in the transcript becomes a server of its own.
-fn link_logs(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, bool, Parsed)]) {
+fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bool, Parsed)]) {
     // First every log whose name matches a launch's redirect, so that the
     // order of the inputs never lets a fallback take another log's server.
     let mut links: Vec<(usize, Option<usize>)> = Vec::new();

@@ -24,6 +24,7 @@ pub struct Secret {
 
 struct Pattern {
     kind: &'static str,
+    source: &'static str,
     /// The credential is capture group 1 when there is one, else the match.
     regex: LazyLock<Option<Regex>>,
 }
@@ -32,6 +33,7 @@ macro_rules! pattern {
     ($kind:literal, $re:literal) => {
         Pattern {
             kind: $kind,
+            source: $re,
             regex: LazyLock::new(|| Regex::new($re).ok()),
         }
     };
@@ -72,21 +74,59 @@ fn is_placeholder(value: &str) -> bool {
         .any(|p| lower.contains(p))
 }
 
+/// The cheap test every line passes before the patterns run: each pattern
+/// needs one of these.
+fn may_hold_secret(line: &str) -> bool {
+    line.contains('_')
+        || line.contains('-')
+        || line.contains("://")
+        || line.contains("AKIA")
+        || contains_ignore_case(line, b"pass")
+        || contains_ignore_case(line, b"token")
+}
+
+/// Every credential-shaped match in a text, placeholders included, as the
+/// text it matched (with the keyword or scheme before the value, so that
+/// [`scan`] finds it again). The condenser keeps these from the parts of a
+/// record it drops.
+pub fn fragments(text: &str) -> Vec<&str> {
+    if !may_hold_secret(text) {
+        return Vec::new();
+    }
+    let Some(set) = SET.as_ref() else {
+        return Vec::new();
+    };
+    let matched = set.matches(text);
+    if !matched.matched_any() {
+        return Vec::new();
+    }
+    let mut found: Vec<&str> = Vec::new();
+    for index in matched.iter() {
+        let Some(regex) = PATTERNS.get(index).and_then(|p| p.regex.as_ref()) else {
+            continue;
+        };
+        for m in regex.find_iter(text) {
+            if !found.contains(&m.as_str()) {
+                found.push(m.as_str());
+            }
+        }
+    }
+    found
+}
+
+/// All patterns in one automaton: one pass tells whether any matches.
+static SET: LazyLock<Option<regex::RegexSet>> =
+    LazyLock::new(|| regex::RegexSet::new(PATTERNS.iter().map(|p| p.source)).ok());
+
 /// Finds every credential in every source, each value once per line.
-pub fn scan(sources: &[Source]) -> Vec<Secret> {
+pub fn scan(sources: &[&Source]) -> Vec<Secret> {
     let mut found: Vec<Secret> = Vec::new();
     for (source_id, source) in sources.iter().enumerate() {
         for (offset, line) in lines_with_offsets(&source.text) {
             // Cheap gate: every pattern needs one of these.
             let line =
                 &line[..crate::source::floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
-            if !line.contains('_')
-                && !line.contains('-')
-                && !line.contains("://")
-                && !line.contains("AKIA")
-                && !contains_ignore_case(line, b"pass")
-                && !contains_ignore_case(line, b"token")
-            {
+            if !may_hold_secret(line) {
                 continue;
             }
             for pattern in &PATTERNS {
@@ -143,7 +183,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<(&'static str, String)> {
-        scan(&[Source::new("t", text)])
+        scan(&[&Source::new("t", text)])
             .into_iter()
             .map(|s| (s.kind, s.redacted))
             .collect()
@@ -194,7 +234,7 @@ mod tests {
     fn redaction_replaces_every_copy() {
         let text =
             "a hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 b hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
-        let secrets = scan(&[Source::new("t", text)]);
+        let secrets = scan(&[&Source::new("t", text)]);
         assert_eq!(
             redact(text, &secrets),
             "a hf_A…[redacted] b hf_A…[redacted]"
