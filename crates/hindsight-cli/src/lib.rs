@@ -5,6 +5,8 @@
 //! the report. All analysis lives in the core; this crate only does I/O,
 //! argument parsing and exit codes.
 
+pub mod read;
+
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -179,23 +181,18 @@ fn execute(cli: Cli, io: &mut Io<'_>) -> Result<()> {
 fn read_sources(args: &AnalyzeArgs, stdin: &mut dyn Read) -> Result<Vec<Source>> {
     let mut sources = Vec::new();
     for path in &args.files {
-        let (name, bytes) = if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            stdin
-                .read_to_end(&mut bytes)
-                .context("cannot read standard input")?;
-            ("stdin".to_owned(), bytes)
+        let source = if path.as_os_str() == "-" {
+            read::read_source("stdin".to_owned(), &mut *stdin, args.input_format)
+                .context("cannot read standard input")?
         } else {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
             let name = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             );
-            (name, bytes)
+            std::fs::File::open(path)
+                .and_then(|file| read::read_source(name, file, args.input_format))
+                .with_context(|| format!("cannot read `{}`", path.display()))?
         };
-        let mut source = Source::from_bytes(name, &bytes);
-        source.format = args.input_format;
         sources.push(source);
     }
     Ok(sources)

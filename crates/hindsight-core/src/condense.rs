@@ -110,7 +110,7 @@ impl Condenser {
         let Some(record) = record else {
             return self.keep_as_is(line);
         };
-        let condensed = self.condense(record, trimmed);
+        let condensed = self.condense(record);
         match serde_json::to_string(&condensed) {
             // Only worth it when it saves something; otherwise the original
             // line is the best evidence.
@@ -157,7 +157,7 @@ impl Condenser {
         out
     }
 
-    fn condense<'a>(&mut self, record: Record<'a>, raw: &'a str) -> Condensed<'a> {
+    fn condense<'a>(&mut self, record: Record<'a>) -> Condensed<'a> {
         let mut dropped: Vec<&'a str> = Vec::new();
         let mut needs_structured = false;
         let message = record.message.map(|message| {
@@ -182,9 +182,19 @@ impl Condenser {
         } else {
             None
         };
-        // Credentials anywhere on the line, kept or not, are carried over:
-        // cheaper than tracking which part each came from, and never loses one.
-        let found: Vec<&'a str> = secrets::fragments(raw);
+        // Credentials in the dropped tool inputs and results are carried
+        // over. Not searched: `toolUseResult` (it repeats the result the
+        // model saw, and an edit's `originalFile` was read before it was
+        // edited), thinking and images; the kept parts stay on the line for
+        // the secret scan itself.
+        let mut found: Vec<&'a str> = Vec::new();
+        for part in dropped {
+            for fragment in secrets::fragments(part) {
+                if !found.contains(&fragment) {
+                    found.push(fragment);
+                }
+            }
+        }
         Condensed {
             kind: record.kind,
             timestamp: record.timestamp,
