@@ -133,7 +133,7 @@ fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
+pub(super) enum Outcome {
     Free,
     Busy,
     Unknown,
@@ -151,7 +151,7 @@ fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
 
 /// Reads `nvidia-smi` output: CSV memory figures, the table's usage column,
 /// or "No running processes found".
-fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
+pub(super) fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
     let mut figures = Vec::new();
     for line in &checkpoint.seen {
         let text = line.text.as_str();

@@ -167,6 +167,8 @@ pub struct Prose {
     pub role: Role,
     /// The decoded text, for sources that escape it.
     pub text: Option<String>,
+    /// What it says, decoded or as written: what rules read.
+    pub said: String,
     pub message: Option<u64>,
 }
 
@@ -517,6 +519,13 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                 span: event.span,
                 role: *role,
                 text: text.clone(),
+                said: text.clone().unwrap_or_else(|| {
+                    source
+                        .text
+                        .get(event.span.start..event.span.end)
+                        .unwrap_or_default()
+                        .to_owned()
+                }),
                 message,
             }),
             EventKind::Command {
