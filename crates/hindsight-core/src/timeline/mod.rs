@@ -83,6 +83,8 @@ pub struct LogWindow {
     pub server: usize,
     /// `tail -5` → 5.
     pub lines: u32,
+    /// A `tail` (the last lines), rather than a numbered range (`sed -n`).
+    pub from_end: bool,
     /// The first and last log lines the window showed.
     pub first: Span,
     pub last: Span,
@@ -455,14 +457,44 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
             .collect();
         for &checkpoint_id in &server.observed_by.clone() {
             let checkpoint = &timeline.checkpoints[checkpoint_id];
-            let Some(Window::Tail(count)) = checkpoint.reads(&path).cloned() else {
-                continue;
+            let (start, end, count, from_end) = match checkpoint.reads(&path).cloned() {
+                // A tail is found by matching what the agent saw.
+                Some(Window::Tail(count)) => {
+                    let seen: Vec<&str> =
+                        checkpoint.seen.iter().map(|l| l.text.trim_end()).collect();
+                    let Some(end) = best_match(&lines, &seen) else {
+                        continue;
+                    };
+                    (
+                        end.saturating_sub(count.saturating_sub(1) as usize),
+                        end,
+                        count,
+                        true,
+                    )
+                }
+                // `sed -n 'A,Bp'` names its lines.
+                Some(Window::Lines { first, last }) => {
+                    let index = &timeline.sources[log].lines;
+                    let within = |span: &Span| {
+                        let line = index.line(span.start);
+                        line >= first && last.is_none_or(|last| line <= last)
+                    };
+                    let (Some(start), Some(end)) = (
+                        lines.iter().position(|(span, _, _)| within(span)),
+                        lines.iter().rposition(|(span, _, _)| within(span)),
+                    ) else {
+                        continue;
+                    };
+                    let count = last
+                        .map_or(u32::try_from(end - start + 1).unwrap_or(u32::MAX), |last| {
+                            last.saturating_sub(first) + 1
+                        });
+                    (start, end, count, false)
+                }
+                _ => continue,
             };
-            let seen: Vec<&str> = checkpoint.seen.iter().map(|l| l.text.trim_end()).collect();
-            let Some(end) = best_match(&lines, &seen) else {
-                continue;
-            };
-            let start = end.saturating_sub(count.saturating_sub(1) as usize);
+            // Failures above the window: they were in the log when it was
+            // read. (Below a window may be lines written later.)
             let missed = lines[..start]
                 .iter()
                 .filter_map(|(span, _, failure)| failure.map(|kind| (kind, *span)))
@@ -470,6 +502,7 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
             let window = LogWindow {
                 server: server_id,
                 lines: count,
+                from_end,
                 first: lines[start].0,
                 last: lines[end].0,
                 missed,
