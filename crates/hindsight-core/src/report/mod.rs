@@ -88,6 +88,9 @@ pub struct CheckpointReport {
     pub evidence: Evidence,
     /// The output lines the agent saw, if any.
     pub output: Option<Evidence>,
+    /// For a build from source: `build-succeeded` and `product-checked`;
+    /// for a kill: `gpus-freed`. Empty for other checkpoints.
+    pub ledger: Vec<LedgerReport>,
 }
 
 /// A server and what its log shows.
@@ -135,7 +138,7 @@ pub struct ServerReport {
     pub ledger: Vec<LedgerReport>,
 }
 
-/// One check of a server's verification ledger.
+/// One check of a verification ledger (a server's, a build's or a kill's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
@@ -225,6 +228,19 @@ impl Builder<'_> {
         } else {
             crate::timeline::secrets::redact(text, &self.timeline.secrets)
         }
+    }
+
+    /// A ledger as the report shows it.
+    fn ledger(&self, entries: Vec<crate::rules::ledger::LedgerEntry>) -> Vec<LedgerReport> {
+        entries
+            .into_iter()
+            .map(|entry| LedgerReport {
+                check: entry.check.to_owned(),
+                status: entry.status,
+                detail: entry.detail,
+                evidence: entry.evidence.iter().map(|q| self.quote(q)).collect(),
+            })
+            .collect()
     }
 
     /// Whole lines covering a span.
@@ -341,6 +357,7 @@ pub fn build(
                 actor: if c.by_human { "human" } else { "agent" }.to_owned(),
                 evidence: b.quote(&c.command_quote()),
                 output: c.output_quote().map(|q| b.quote(&q)),
+                ledger: b.ledger(crate::rules::ledger::for_checkpoint(timeline, c)),
             })
             .collect(),
         servers: timeline
@@ -386,15 +403,7 @@ pub fn build(
                     evidence: b.evidence(span),
                 }),
                 last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
-                ledger: crate::rules::ledger::for_server(timeline, s)
-                    .into_iter()
-                    .map(|entry| LedgerReport {
-                        check: entry.check.to_owned(),
-                        status: entry.status,
-                        detail: entry.detail,
-                        evidence: entry.evidence.iter().map(|q| b.quote(q)).collect(),
-                    })
-                    .collect(),
+                ledger: b.ledger(crate::rules::ledger::for_server(timeline, s)),
             })
             .collect(),
         findings: findings

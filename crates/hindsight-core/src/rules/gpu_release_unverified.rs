@@ -128,7 +128,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     findings
 }
 
-fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
+pub(super) fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
     crate::timeline::classify::kind_of(command) == CheckpointKind::Kill
 }
 
@@ -140,7 +140,7 @@ pub(super) enum Outcome {
 }
 
 /// In the kill's own tool call, `nvidia-smi` must come after the kill command.
-fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
+pub(super) fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
     let kill = checkpoint.commands.iter().position(is_kill);
     let gpu = checkpoint
         .commands
