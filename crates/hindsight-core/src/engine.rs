@@ -68,6 +68,9 @@ pub struct ServerSettings {
     pub speculative_algorithm: Option<String>,
     pub draft_model: Option<String>,
     pub mem_fraction: Option<f64>,
+    /// The world size the engine reported (`MPI size: 16`, NCCL `nranks 16`,
+    /// vLLM `in world size 4`): the rank count when no size flag is known.
+    pub world_size: Option<u32>,
 }
 
 impl ServerSettings {
@@ -92,12 +95,20 @@ impl ServerSettings {
         );
         fill(&mut self.draft_model, &other.draft_model);
         fill(&mut self.mem_fraction, &other.mem_fraction);
+        fill(&mut self.world_size, &other.world_size);
         self.enable_dp_attention |= other.enable_dp_attention;
     }
 
     /// Scheduler ranks one launch must bring up: tensor × pipeline parallel,
     /// times data parallel unless DP attention shares the TP ranks.
     pub fn ranks_expected(&self) -> u32 {
+        if self.tp_size.is_none()
+            && self.pp_size.is_none()
+            && self.dp_size.is_none()
+            && let Some(world) = self.world_size
+        {
+            return world.max(1);
+        }
         let tp = self.tp_size.unwrap_or(1).max(1);
         let pp = self.pp_size.unwrap_or(1).max(1);
         let dp = if self.enable_dp_attention {

@@ -42,9 +42,11 @@ pub enum Signal {
     Settings(Box<ServerSettings>),
     /// The engine's start banner (`vLLM API server version …`, `build: …`).
     ProcessStart,
-    /// Distributed (NCCL / MPI) initialisation: `done` once it finished.
+    /// Distributed (NCCL / MPI) initialisation: `done` once it finished,
+    /// with the world size when the line gives it.
     DistInit {
         done: bool,
+        world_size: Option<u32>,
     },
     WeightsBegin,
     /// A weight-loading progress bar update.
@@ -413,7 +415,10 @@ fn start_and_dist(message: &str) -> Option<Signal> {
         return Some(Signal::ProcessStart);
     }
     if has("Init torch distributed begin") {
-        return Some(Signal::DistInit { done: false });
+        return Some(Signal::DistInit {
+            done: false,
+            world_size: None,
+        });
     }
     if has("Init torch distributed ends")
         || (has("NCCL INFO") && has("Init COMPLETE"))
@@ -422,7 +427,17 @@ fn start_and_dist(message: &str) -> Option<Signal> {
         || (has(" in world size ") && has("is assigned as"))
         || has("MPI size: ")
     {
-        return Some(Signal::DistInit { done: true });
+        regex!(
+            WORLD_SIZE,
+            r"(?:MPI size: |nranks |world size |world_size=)(\d+)"
+        );
+        let world_size = capture(&WORLD_SIZE, message)
+            .and_then(|c| c.get(1))
+            .and_then(|m| m.as_str().parse().ok());
+        return Some(Signal::DistInit {
+            done: true,
+            world_size,
+        });
     }
     None
 }

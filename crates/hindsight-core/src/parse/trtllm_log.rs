@@ -50,7 +50,13 @@ mod tests {
     fn both_prefixes() {
         let line = classify("[TensorRT-LLM][INFO] MPI size: 4, rank: 2");
         assert_eq!(line.rank.as_deref(), Some("rank 2"));
-        assert_eq!(line.signal, Some(Signal::DistInit { done: true }));
+        assert_eq!(
+            line.signal,
+            Some(Signal::DistInit {
+                done: true,
+                world_size: Some(4)
+            })
+        );
         let line =
             classify("[11/30/2026-10:00:00] [TRT-LLM] [RANK 1] [I] Loaded engine size: 15323 MiB");
         assert_eq!(line.time.as_deref(), Some("11/30/2026-10:00:00"));

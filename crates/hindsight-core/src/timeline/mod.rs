@@ -298,7 +298,12 @@ impl Lifecycle {
                 Some(PhaseKind::Configured)
             }
             Signal::ProcessStart => Some(PhaseKind::Started),
-            Signal::DistInit { done } => done.then_some(PhaseKind::NcclInit),
+            Signal::DistInit { done, world_size } => {
+                if self.settings.world_size.is_none() {
+                    self.settings.world_size = *world_size;
+                }
+                done.then_some(PhaseKind::NcclInit)
+            }
             Signal::WeightsBegin => Some(PhaseKind::WeightsLoading),
             Signal::ShardProgress {
                 done,
