@@ -55,6 +55,9 @@ impl Engine {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerSettings {
     pub model: Option<String>,
+    /// The names it answers to instead of the model path
+    /// (`--served-model-name`, SGLang and vLLM).
+    pub served_model_name: Option<String>,
     /// The address it binds (`--host`).
     pub bind_host: Option<String>,
     /// The port given explicitly; see [`ServerSettings::effective_port`].
@@ -82,6 +85,7 @@ impl ServerSettings {
             }
         }
         fill(&mut self.model, &other.model);
+        fill(&mut self.served_model_name, &other.served_model_name);
         fill(&mut self.bind_host, &other.bind_host);
         fill(&mut self.port, &other.port);
         fill(&mut self.tp_size, &other.tp_size);
@@ -364,6 +368,7 @@ fn settings_from_flags(engine: Engine, args: &[String]) -> ServerSettings {
             "--model-path" | "--model" | "-m" | "--model-id" | "--hf-repo" | "-hf" => {
                 settings.model = value;
             }
+            "--served-model-name" => settings.served_model_name = value,
             "--host" | "--hostname" => settings.bind_host = value,
             "--port" => settings.port = value.as_deref().and_then(|v| v.parse().ok()),
             "--tp" | "--tp-size" | "--tensor-parallel-size" | "-tp" | "--num-shard" => {
