@@ -724,11 +724,16 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                 is_error,
             } => {
                 if let Some(&id) = by_event.get(command) {
-                    let seen = match text {
+                    let mut seen = match text {
                         Some(text) => decoded_lines(text, event.span),
                         None => seen_lines(&source.text, event.span),
                     };
                     if let Some(checkpoint) = timeline.checkpoints.get_mut(id) {
+                        if checkpoint.kind == CheckpointKind::Other
+                            && checkpoint.observations.is_empty()
+                        {
+                            keep_telling_lines(&mut seen);
+                        }
                         // A background command's output may come in several polls.
                         checkpoint.output = Some(match checkpoint.output {
                             Some(previous) if previous.source == event.span.source => {
@@ -755,6 +760,29 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
     for checkpoint in &mut timeline.checkpoints[first..] {
         checkpoint.port_checks = port_checks(checkpoint);
     }
+}
+
+/// For an output no check reads (`git log`, `ls`, an editor's output), keeps
+/// only what can still matter: lines that say something about a server (a
+/// lifecycle signal or a rank tag) and a few lines at each end, so that an
+/// output is never taken for empty. In long sessions these outputs are most
+/// of the text, and holding every line of them is most of the memory.
+fn keep_telling_lines(seen: &mut Vec<SeenLine>) {
+    const ENDS: usize = 5;
+    let total = seen.len();
+    if total <= 2 * ENDS {
+        return;
+    }
+    let mut index = 0;
+    seen.retain(|line| {
+        let keep = index < ENDS
+            || index >= total - ENDS
+            || line.log.signal.is_some()
+            || line.rank.is_some()
+            || line.log.rank.is_some();
+        index += 1;
+        keep
+    });
 }
 
 /// Reads the outcome of each port listing and request from the output.
