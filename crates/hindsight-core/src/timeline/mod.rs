@@ -759,6 +759,9 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
     }
     for checkpoint in &mut timeline.checkpoints[first..] {
         checkpoint.port_checks = port_checks(checkpoint);
+        // Growth by doubling leaves up to half of each list unused; across
+        // thousands of outputs that is a large share of the memory.
+        checkpoint.seen.shrink_to_fit();
     }
 }
 
