@@ -129,7 +129,7 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(config.unknown_rules(), vec!["nope", "port-uncheked"]);
-        let message = config.validate().unwrap_err();
+        let message = config.validate().expect_err("unknown ids are errors");
         assert!(message.starts_with("unknown rules `nope`, `port-uncheked`"));
         assert!(message.contains("port-unchecked"));
     }
@@ -157,7 +157,7 @@ mod tests {
         let config: Config = serde_json::from_str(
             r#"{"ignore":["secret-exposed"],"severity":{"ranks-uncounted":"error"}}"#,
         )
-        .unwrap();
+        .expect("the JSON shape parses");
         assert!(!config.enabled("secret-exposed"));
         assert_eq!(config.severity["ranks-uncounted"], Severity::Error);
         assert!(serde_json::from_str::<Config>(r#"{"selct":[]}"#).is_err());
