@@ -517,7 +517,7 @@ pub(crate) fn run(args: &ScanArgs, io: &mut Io<'_>) -> Result<u8> {
                 })
                 .collect()
         });
-        for (planned, outcome) in chunk.iter().zip(outcomes) {
+        for outcome in outcomes {
             match outcome {
                 Outcome::Done(done) => {
                     for message in &done.warnings {
@@ -531,8 +531,9 @@ pub(crate) fn run(args: &ScanArgs, io: &mut Io<'_>) -> Result<u8> {
                 }
                 Outcome::Skipped => tally.summary.not_transcripts += 1,
                 Outcome::Failed(message) => {
+                    // The message names the file.
                     tally.summary.unreadable += 1;
-                    warn(io, &format!("{message}; skipped {}", planned.name))?;
+                    warn(io, &format!("{message}; skipped"))?;
                 }
             }
         }
