@@ -10,12 +10,13 @@ use std::path::{Path, PathBuf};
 use hindsight_core::Source;
 
 /// The findings the seed session must yield, in report order.
-pub const SEED_FINDINGS: [&str; 5] = [
+pub const SEED_FINDINGS: [&str; 6] = [
     "port-unchecked",
     "drafter-unconfirmed",
     "ranks-uncounted",
     "load-taken-as-ready",
     "process-taken-as-serving",
+    "claim-without-evidence",
 ];
 
 /// Files in a case folder that are not inputs.

@@ -1,6 +1,8 @@
 //! Reading inputs: files, folders (every file under them) and `-` for stdin.
 //!
-//! Sources are named by file name, not path: the core links a log to the
+//! Files go through [`read::read_source`], which streams Claude Code
+//! sessions through the core's condenser so a huge session never sits in
+//! memory whole. Sources are named by file name, not path: the core links a log to the
 //! launch that redirected into it by comparing names, and reports quote the
 //! name.
 
@@ -9,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use hindsight_core::{Format, Source};
+
+use crate::read;
 
 /// Reads every path as one session's sources, in the order given (a folder's
 /// files sorted by path).
@@ -20,12 +24,8 @@ pub(crate) fn read(
     let mut sources = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            stdin
-                .read_to_end(&mut bytes)
+            let source = read::read_source("stdin".to_owned(), &mut *stdin, format)
                 .context("cannot read standard input")?;
-            let mut source = Source::from_bytes("stdin", &bytes);
-            source.format = format;
             sources.push(source);
             continue;
         }
@@ -39,18 +39,18 @@ pub(crate) fn read(
             vec![path.clone()]
         };
         for file in files {
-            let mut source = read_file(&file)?;
-            source.format = format;
-            sources.push(source);
+            sources.push(read_file(&file, format)?);
         }
     }
     Ok(sources)
 }
 
-/// One file as a source named by its file name.
-pub(crate) fn read_file(path: &Path) -> Result<Source> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    Ok(Source::from_bytes(file_name(path), &bytes))
+/// One file as a source named by its file name; Claude Code sessions are
+/// streamed through the core's condenser (see [`read`]).
+pub(crate) fn read_file(path: &Path, format: Option<Format>) -> Result<Source> {
+    std::fs::File::open(path)
+        .and_then(|file| read::read_source(file_name(path), file, format))
+        .with_context(|| format!("cannot read `{}`", path.display()))
 }
 
 pub(crate) fn file_name(path: &Path) -> String {

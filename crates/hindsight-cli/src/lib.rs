@@ -12,6 +12,7 @@
 mod config;
 mod diff;
 mod inputs;
+pub mod read;
 mod redact;
 mod scan;
 

@@ -193,7 +193,7 @@ impl Job<'_> {
         let mut warnings = Vec::new();
         let mut sources = Vec::with_capacity(planned.files.len());
         for (index, path) in planned.files.iter().enumerate() {
-            match inputs::read_file(path) {
+            match inputs::read_file(path, None) {
                 Ok(source) => sources.push(source),
                 // The transcript itself: the session cannot be analyzed.
                 Err(error) if index == 0 => return Outcome::Failed(format!("{error:#}")),
@@ -223,7 +223,7 @@ impl Job<'_> {
                 });
             }
             for path in wanted {
-                match inputs::read_file(path) {
+                match inputs::read_file(path, None) {
                     Ok(source) => {
                         logs.push(path.clone());
                         sources.push(source);

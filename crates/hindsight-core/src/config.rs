@@ -77,7 +77,8 @@ impl Config {
         !self.ignore.contains(id) && self.select.as_ref().is_none_or(|s| s.contains(id))
     }
 
-    /// The severity of the rule's findings.
+    /// The severity of the rule's findings (its declared default unless
+    /// overridden; a rule may still grade a failed check up).
     pub fn severity_of(&self, rule: &rules::Rule) -> Severity {
         self.severity.get(rule.id).copied().unwrap_or(rule.severity)
     }
@@ -129,7 +130,7 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(config.unknown_rules(), vec!["nope", "port-uncheked"]);
-        let message = config.validate().expect_err("unknown ids are errors");
+        let message = config.validate().expect_err("unknown ids");
         assert!(message.starts_with("unknown rules `nope`, `port-uncheked`"));
         assert!(message.contains("port-unchecked"));
     }
@@ -157,7 +158,7 @@ mod tests {
         let config: Config = serde_json::from_str(
             r#"{"ignore":["secret-exposed"],"severity":{"ranks-uncounted":"error"}}"#,
         )
-        .expect("the JSON shape parses");
+        .expect("valid config");
         assert!(!config.enabled("secret-exposed"));
         assert_eq!(config.severity["ranks-uncounted"], Severity::Error);
         assert!(serde_json::from_str::<Config>(r#"{"selct":[]}"#).is_err());

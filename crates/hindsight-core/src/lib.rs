@@ -7,6 +7,7 @@
 //! text → [`parse::detect`] → one parser per format → events with spans →
 //! [`timeline`] → [`rules`] → [`report::Report`] → renderers.
 
+pub mod condense;
 pub mod config;
 pub mod diagnostic;
 pub mod engine;
@@ -35,29 +36,64 @@ pub fn analyze(sources: &[Source]) -> Report {
 /// up front with [`Config::validate`].
 pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
     let mut diagnostics = Vec::new();
-    let parsed: Vec<(Format, bool, parse::Parsed)> = sources
+    let mut prepared: Vec<std::borrow::Cow<'_, Source>> = Vec::with_capacity(sources.len());
+    let mut formats: Vec<(Format, bool)> = Vec::with_capacity(sources.len());
+    for (id, source) in sources.iter().enumerate() {
+        let (format, detected) = match source.format {
+            Some(format) => (format, false),
+            None => (parse::detect(&source.text), true),
+        };
+        formats.push((format, detected));
+        if let Some(condensed) = &source.condensed {
+            // Condensed while it was read: its reader saw the original.
+            diagnostics.extend(
+                condensed
+                    .notes
+                    .iter()
+                    .map(|(line, note)| diagnostic::Diagnostic::warning(id, *line, note.clone())),
+            );
+            prepared.push(std::borrow::Cow::Borrowed(source));
+            continue;
+        }
+        if let Some(at) = source.invalid_utf8_at {
+            let line = source::LineIndex::new(&source.text).line(at);
+            diagnostics.push(diagnostic::Diagnostic::warning(
+                id,
+                Some(line),
+                format!("invalid UTF-8 from byte {at} on; bad bytes were replaced with U+FFFD"),
+            ));
+        }
+        diagnostics.extend(diagnostic::scan_text(&source.text, id));
+        if format == Format::ClaudeCodeJsonl {
+            // Every face analyzes the same condensed records (see `condense`).
+            let mut condenser = condense::Condenser::new();
+            let text = condenser.text(&source.text);
+            prepared.push(std::borrow::Cow::Owned(Source {
+                name: source.name.clone(),
+                text,
+                format: source.format,
+                invalid_utf8_at: source.invalid_utf8_at,
+                condensed: Some(source::Condensed {
+                    original_bytes: u64::try_from(source.text.len()).unwrap_or(u64::MAX),
+                    notes: Vec::new(),
+                }),
+            }));
+        } else {
+            prepared.push(std::borrow::Cow::Borrowed(source));
+        }
+    }
+    let prepared_refs: Vec<&Source> = prepared.iter().map(|s| s.as_ref()).collect();
+    let parsed: Vec<(Format, bool, parse::Parsed)> = prepared_refs
         .iter()
+        .zip(&formats)
         .enumerate()
-        .map(|(id, source)| {
-            if let Some(at) = source.invalid_utf8_at {
-                let line = source::LineIndex::new(&source.text).line(at);
-                diagnostics.push(diagnostic::Diagnostic::warning(
-                    id,
-                    Some(line),
-                    format!("invalid UTF-8 from byte {at} on; bad bytes were replaced with U+FFFD"),
-                ));
-            }
-            diagnostics.extend(diagnostic::scan_text(&source.text, id));
-            let (format, detected) = match source.format {
-                Some(format) => (format, false),
-                None => (parse::detect(&source.text), true),
-            };
+        .map(|(id, (source, &(format, detected)))| {
             let mut result = parse::parse(source, id, format);
             diagnostics.append(&mut result.diagnostics);
             (format, detected, result)
         })
         .collect();
-    let timeline = timeline::build(sources, &parsed);
+    let timeline = timeline::build(&prepared_refs, &parsed);
     let findings = rules::run(&timeline, config);
-    report::build(sources, &timeline, &findings, &diagnostics)
+    report::build(&prepared_refs, &timeline, &findings, &diagnostics)
 }

@@ -17,6 +17,18 @@ pub struct Source {
     pub format: Option<Format>,
     /// Byte offset of the first invalid UTF-8 sequence in the original bytes, if any.
     pub invalid_utf8_at: Option<usize>,
+    /// Set when `text` is already a line-preserving condensation of the
+    /// original (see [`crate::condense`]): what the condenser saw of it.
+    pub condensed: Option<Condensed>,
+}
+
+/// What a condensed source's original looked like: its size, and the reading
+/// problems found in it before the text was condensed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Condensed {
+    pub original_bytes: u64,
+    /// Problems in the original, each with its 1-based line.
+    pub notes: Vec<(Option<u32>, String)>,
 }
 
 impl Source {
@@ -27,6 +39,7 @@ impl Source {
             text: text.into(),
             format: None,
             invalid_utf8_at: None,
+            condensed: None,
         }
     }
 

@@ -17,9 +17,9 @@ use crate::diagnostic::Diagnostic;
 use crate::source::{Span, lines_with_offsets};
 
 /// Tool names that run shell commands.
-const SHELL_TOOLS: &[&str] = &["Bash", "bash"];
+pub(crate) const SHELL_TOOLS: &[&str] = &["Bash", "bash"];
 /// Tool names that poll a background shell's output.
-const POLL_TOOLS: &[&str] = &["BashOutput", "TaskOutput"];
+pub(crate) const POLL_TOOLS: &[&str] = &["BashOutput", "TaskOutput"];
 
 #[derive(Default)]
 struct State {

@@ -72,14 +72,34 @@ pub fn render(report: &Report) -> String {
         }
     }
 
-    for s in report.servers.iter().filter(|s| !s.ledger.is_empty()) {
+    let ledgers = report
+        .servers
+        .iter()
+        .filter(|s| !s.ledger.is_empty())
+        .map(|s| {
+            (
+                format!("server {} ({})", s.id + 1, s.engine_name()),
+                &s.ledger,
+            )
+        })
+        .chain(
+            report
+                .checkpoints
+                .iter()
+                .filter(|c| !c.ledger.is_empty())
+                .map(|c| {
+                    (
+                        format!("checkpoint {} ({})", c.id + 1, c.kind_name()),
+                        &c.ledger,
+                    )
+                }),
+        );
+    for (title, ledger) in ledgers {
         let _ = writeln!(
             out,
-            "\n### Verification ledger: server {} ({})\n\n| check | status | detail | evidence |\n|---|---|---|---|",
-            s.id + 1,
-            s.engine_name()
+            "\n### Verification ledger: {title}\n\n| check | status | detail | evidence |\n|---|---|---|---|"
         );
-        for entry in &s.ledger {
+        for entry in ledger {
             let cited: Vec<String> = entry
                 .evidence
                 .iter()

@@ -90,6 +90,9 @@ pub struct CheckpointReport {
     pub evidence: Evidence,
     /// The output lines the agent saw, if any.
     pub output: Option<Evidence>,
+    /// For a build from source: `build-succeeded` and `product-checked`;
+    /// for a kill: `gpus-freed`. Empty for other checkpoints.
+    pub ledger: Vec<LedgerReport>,
 }
 
 /// A server and what its log shows.
@@ -137,7 +140,7 @@ pub struct ServerReport {
     pub ledger: Vec<LedgerReport>,
 }
 
-/// One check of a server's verification ledger.
+/// One check of a verification ledger (a server's, a build's or a kill's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
@@ -206,7 +209,7 @@ pub struct DiagnosticReport {
 const MAX_EVIDENCE_LINES: u32 = 40;
 
 struct Builder<'a> {
-    sources: &'a [Source],
+    sources: &'a [&'a Source],
     timeline: &'a Timeline,
 }
 
@@ -227,6 +230,19 @@ impl Builder<'_> {
         } else {
             crate::timeline::secrets::redact(text, &self.timeline.secrets)
         }
+    }
+
+    /// A ledger as the report shows it.
+    fn ledger(&self, entries: Vec<crate::rules::ledger::LedgerEntry>) -> Vec<LedgerReport> {
+        entries
+            .into_iter()
+            .map(|entry| LedgerReport {
+                check: entry.check.to_owned(),
+                status: entry.status,
+                detail: entry.detail,
+                evidence: entry.evidence.iter().map(|q| self.quote(q)).collect(),
+            })
+            .collect()
     }
 
     /// Whole lines covering a span.
@@ -305,7 +321,7 @@ fn cap_line_length(text: &str) -> String {
 
 /// Assembles the report from the timeline, the findings and the diagnostics.
 pub fn build(
-    sources: &[Source],
+    sources: &[&Source],
     timeline: &Timeline,
     findings: &[Finding],
     diagnostics: &[Diagnostic],
@@ -323,7 +339,11 @@ pub fn build(
                 format: info.format,
                 format_detected: info.detected,
                 lines: line_count(&source.text),
-                bytes: u64::try_from(source.text.len()).unwrap_or(u64::MAX),
+                // The original's size, also when the text was condensed.
+                bytes: source.condensed.as_ref().map_or_else(
+                    || u64::try_from(source.text.len()).unwrap_or(u64::MAX),
+                    |c| c.original_bytes,
+                ),
             })
             .collect(),
         checkpoints: timeline
@@ -339,6 +359,7 @@ pub fn build(
                 actor: if c.by_human { "human" } else { "agent" }.to_owned(),
                 evidence: b.quote(&c.command_quote()),
                 output: c.output_quote().map(|q| b.quote(&q)),
+                ledger: b.ledger(crate::rules::ledger::for_checkpoint(timeline, c)),
             })
             .collect(),
         servers: timeline
@@ -384,15 +405,7 @@ pub fn build(
                     evidence: b.evidence(span),
                 }),
                 last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
-                ledger: crate::rules::ledger::for_server(timeline, s)
-                    .into_iter()
-                    .map(|entry| LedgerReport {
-                        check: entry.check.to_owned(),
-                        status: entry.status,
-                        detail: entry.detail,
-                        evidence: entry.evidence.iter().map(|q| b.quote(q)).collect(),
-                    })
-                    .collect(),
+                ledger: b.ledger(crate::rules::ledger::for_server(timeline, s)),
             })
             .collect(),
         findings: findings

@@ -77,6 +77,9 @@ pub fn render(report: &Report, color: bool) -> String {
                 host,
                 first_line(&c.command, 90)
             );
+            if !c.ledger.is_empty() {
+                let _ = writeln!(out, "       checks: {}", ledger_line(&style, &c.ledger));
+            }
         }
     }
 
@@ -114,23 +117,7 @@ pub fn render(report: &Report, color: bool) -> String {
                     .unwrap_or_default()
             );
             if !s.ledger.is_empty() {
-                let checks: Vec<String> = s
-                    .ledger
-                    .iter()
-                    .map(|entry| {
-                        let status = entry.status.name();
-                        let painted = match entry.status {
-                            crate::rules::ledger::LedgerStatus::Passed => style.paint("32", status),
-                            crate::rules::ledger::LedgerStatus::Failed => style.paint("31", status),
-                            crate::rules::ledger::LedgerStatus::Indirect => {
-                                style.paint("36", status)
-                            }
-                            _ => style.paint("33", status),
-                        };
-                        format!("{} {painted}", entry.check)
-                    })
-                    .collect();
-                let _ = writeln!(out, "     checks: {}", checks.join(" · "));
+                let _ = writeln!(out, "     checks: {}", ledger_line(&style, &s.ledger));
             }
             if !s.phases.is_empty() {
                 let phases: Vec<String> = s
@@ -333,4 +320,22 @@ fn tri(value: Option<bool>) -> &'static str {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// `port-listening passed · request-answered not-checked`, coloured by status.
+fn ledger_line(style: &Style, ledger: &[super::LedgerReport]) -> String {
+    ledger
+        .iter()
+        .map(|entry| {
+            let status = entry.status.name();
+            let painted = match entry.status {
+                crate::rules::ledger::LedgerStatus::Passed => style.paint("32", status),
+                crate::rules::ledger::LedgerStatus::Failed => style.paint("31", status),
+                crate::rules::ledger::LedgerStatus::Indirect => style.paint("36", status),
+                _ => style.paint("33", status),
+            };
+            format!("{} {painted}", entry.check)
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }

@@ -82,26 +82,29 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 
 /// Builds from source: `pip install .`/`-e .`/a path, `python setup.py`,
 /// `cmake --build`, `make`, `ninja`, `cargo build`.
-fn builds_from_source(command: &SimpleCommand) -> bool {
+pub(super) fn builds_from_source(command: &SimpleCommand) -> bool {
     let argv = &command.argv;
     let has = |word: &str| argv.iter().any(|a| a == word);
     match command.program() {
         "make" | "ninja" | "nvcc" => true,
         "cmake" => has("--build"),
         "cargo" => has("build"),
+        // The program's own path (`/root/env/bin/pip`) is not a source path.
         "pip" | "pip3" | "uv" => {
             has("install")
                 && argv
                     .iter()
+                    .skip(1)
                     .any(|a| a == "." || a == "-e" || a.starts_with("./") || a.starts_with('/'))
         }
         program if program.starts_with("python") => {
-            argv.iter().any(|a| a.ends_with("setup.py"))
+            argv.iter().skip(1).any(|a| a.ends_with("setup.py"))
                 || has("-m")
                     && has("pip")
                     && has("install")
                     && argv
                         .iter()
+                        .skip(1)
                         .any(|a| a == "." || a == "-e" || a.starts_with("./"))
         }
         _ => false,
@@ -110,7 +113,7 @@ fn builds_from_source(command: &SimpleCommand) -> bool {
 
 /// Looks at a build's product: an import, a listing of built objects, a
 /// version or package query.
-fn checks_product(command: &SimpleCommand) -> bool {
+pub(super) fn checks_product(command: &SimpleCommand) -> bool {
     let argv = &command.argv;
     let program = command.program();
     let script = argv

@@ -128,19 +128,19 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     findings
 }
 
-fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
+pub(super) fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
     crate::timeline::classify::kind_of(command) == CheckpointKind::Kill
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
+pub(super) enum Outcome {
     Free,
     Busy,
     Unknown,
 }
 
 /// In the kill's own tool call, `nvidia-smi` must come after the kill command.
-fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
+pub(super) fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
     let kill = checkpoint.commands.iter().position(is_kill);
     let gpu = checkpoint
         .commands
@@ -151,7 +151,7 @@ fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
 
 /// Reads `nvidia-smi` output: CSV memory figures, the table's usage column,
 /// or "No running processes found".
-fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
+pub(super) fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
     let mut figures = Vec::new();
     for line in &checkpoint.seen {
         let text = line.text.as_str();

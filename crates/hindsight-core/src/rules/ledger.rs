@@ -6,9 +6,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::build_unverified::{builds_from_source, checks_product};
+use super::gpu_release_unverified::{Outcome as Gpu, gpu_check_after_kill, gpu_outcome, is_kill};
 use super::observers;
 use crate::parse::Signal;
-use crate::timeline::{Outcome, Quote, SeenLine, Server, Timeline, Window, same_host};
+use crate::timeline::{
+    Checkpoint, CheckpointKind, Observation, Outcome, Quote, SeenLine, Server, Timeline, Window,
+    same_host,
+};
 
 /// What a check came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -149,6 +154,174 @@ pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
 /// The lines the agent saw from this server's checkpoints, with a signal.
 fn seen<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = &'t SeenLine> {
     observers(timeline, server).flat_map(|c| c.seen.iter())
+}
+
+/// The ledger of a build or a kill: for a build from source, whether it
+/// succeeded and whether its product was then checked (imported, listed,
+/// version printed); for a kill, whether the GPUs were then seen free. Other
+/// checkpoints have none.
+pub fn for_checkpoint(timeline: &Timeline, checkpoint: &Checkpoint) -> Vec<LedgerEntry> {
+    let mut ledger = Vec::new();
+    if let Some(at) = checkpoint.commands.iter().position(builds_from_source) {
+        ledger.push(build_result(checkpoint));
+        ledger.push(product_checked(timeline, checkpoint, at));
+    }
+    if checkpoint.commands.iter().any(is_kill) {
+        ledger.push(gpus_freed(timeline, checkpoint));
+    }
+    ledger
+}
+
+/// The build's own result: exit status, tool error, or an error line in
+/// what the agent saw of its output.
+fn build_result(build: &Checkpoint) -> LedgerEntry {
+    let error_line = build.seen.iter().find(|line| {
+        matches!(line.log.signal, Some(Signal::Failure { .. }))
+            || line.text.contains("error:")
+            || line.text.contains("Error:")
+            || line.text.contains("FAILED")
+    });
+    let (status, detail, evidence) = match (build.exit_code, build.is_error, error_line) {
+        (Some(code), _, _) if code != 0 => (
+            LedgerStatus::Failed,
+            format!("exited with status {code}"),
+            build.output_quote().into_iter().collect(),
+        ),
+        (_, true, _) => (
+            LedgerStatus::Failed,
+            "the tool reported an error".to_owned(),
+            build.output_quote().into_iter().collect(),
+        ),
+        (_, _, Some(line)) => (
+            LedgerStatus::Failed,
+            "its output shows an error".to_owned(),
+            vec![line.quote()],
+        ),
+        (Some(0), _, None) => (
+            LedgerStatus::Passed,
+            "exited with status 0".to_owned(),
+            vec![build.command_quote()],
+        ),
+        (_, _, None) if build.output.is_some() => (
+            LedgerStatus::Indirect,
+            "no error in the output the agent saw; no exit status recorded".to_owned(),
+            build.output_quote().into_iter().collect(),
+        ),
+        _ => (
+            LedgerStatus::Inconclusive,
+            "no output or exit status in the transcript".to_owned(),
+            vec![build.command_quote()],
+        ),
+    };
+    LedgerEntry {
+        check: "build-succeeded",
+        status,
+        detail,
+        evidence,
+    }
+}
+
+/// An import, listing or version query of what was built, in the build's
+/// own call after the build or in a later call on that host before the next
+/// launch.
+fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> LedgerEntry {
+    let later = timeline
+        .checkpoints
+        .iter()
+        .filter(|c| c.id > build.id && c.span.source == build.span.source)
+        .filter(|c| same_host(c.host.as_deref(), build.host.as_deref()))
+        .take_while(|c| c.kind != CheckpointKind::Launch);
+    let here = build.commands[at + 1..]
+        .iter()
+        .any(checks_product)
+        .then_some(build);
+    let check = here.or_else(|| {
+        later
+            .into_iter()
+            .find(|c| c.commands.iter().any(checks_product))
+    });
+    match check {
+        Some(check) => {
+            let failed = check.exit_code.is_some_and(|c| c != 0)
+                || check.is_error
+                || check.seen.iter().any(|l| {
+                    l.text.contains("ModuleNotFoundError")
+                        || l.text.contains("ImportError")
+                        || l.text.contains("No such file")
+                });
+            LedgerEntry {
+                check: "product-checked",
+                status: if failed {
+                    LedgerStatus::Failed
+                } else {
+                    LedgerStatus::Passed
+                },
+                detail: if failed {
+                    "the check of what was built failed".to_owned()
+                } else {
+                    "what was built was imported, listed or queried".to_owned()
+                },
+                evidence: vec![check.command_quote()],
+            }
+        }
+        None => LedgerEntry {
+            check: "product-checked",
+            status: LedgerStatus::NotChecked,
+            detail: "nothing imports, lists or runs what was built".to_owned(),
+            evidence: vec![build.command_quote()],
+        },
+    }
+}
+
+/// `nvidia-smi` after the kill, in the same call or later on that host
+/// before the next launch.
+fn gpus_freed(timeline: &Timeline, kill: &Checkpoint) -> LedgerEntry {
+    let mut checks: Vec<&Checkpoint> = Vec::new();
+    if gpu_check_after_kill(kill) {
+        checks.push(kill);
+    }
+    checks.extend(
+        timeline
+            .checkpoints
+            .iter()
+            .filter(|c| c.id > kill.id && c.span.source == kill.span.source)
+            .filter(|c| same_host(c.host.as_deref(), kill.host.as_deref()))
+            .take_while(|c| c.kind != CheckpointKind::Launch)
+            .filter(|c| c.observations.contains(&Observation::Gpus)),
+    );
+    let outcomes: Vec<(&Checkpoint, Gpu)> = checks.iter().map(|c| (*c, gpu_outcome(c))).collect();
+    let (status, detail, evidence) =
+        if let Some((c, _)) = outcomes.iter().find(|(_, o)| *o == Gpu::Free) {
+            (
+                LedgerStatus::Passed,
+                "`nvidia-smi` showed the GPUs free".to_owned(),
+                vec![c.output_quote().unwrap_or_else(|| c.command_quote())],
+            )
+        } else if let Some((c, _)) = outcomes.iter().find(|(_, o)| *o == Gpu::Busy) {
+            (
+                LedgerStatus::Failed,
+                "`nvidia-smi` still showed GPU memory in use".to_owned(),
+                vec![c.output_quote().unwrap_or_else(|| c.command_quote())],
+            )
+        } else if let Some((c, _)) = outcomes.first() {
+            (
+                LedgerStatus::Inconclusive,
+                "`nvidia-smi` ran but its output is not in the transcript".to_owned(),
+                vec![c.command_quote()],
+            )
+        } else {
+            (
+                LedgerStatus::NotChecked,
+                "no `nvidia-smi` after the kill".to_owned(),
+                vec![kill.command_quote()],
+            )
+        };
+    LedgerEntry {
+        check: "gpus-freed",
+        status,
+        detail,
+        evidence,
+    }
 }
 
 /// The ledger of one server launched in the transcript.
@@ -316,7 +489,7 @@ mod tests {
                 (format, true, crate::parse::parse(s, i, format))
             })
             .collect();
-        let timeline = crate::timeline::build(&sources, &parsed);
+        let timeline = crate::timeline::build(&[&sources[0]], &parsed);
         for_server(&timeline, &timeline.servers[0])
             .into_iter()
             .map(|e| (e.check, e.status))

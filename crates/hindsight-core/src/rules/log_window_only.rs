@@ -66,9 +66,10 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
             severity: RULE.severity,
             status: CheckStatus::NotChecked,
             message: format!(
-                "The agent read the last {} lines of the log of the {}{} (lines \
+                "The agent read {} {} lines of the log of the {}{} (lines \
                  {first_line}–{last_line}); the log has {} failure line(s) above that window, the \
                  first at line {failure_line} ({}), and the agent never saw any of them.",
+                if window.from_end { "the last" } else { "only" },
                 window.lines,
                 describe(server),
                 super::at_message(checkpoint),
@@ -86,4 +87,50 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         });
     }
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Source;
+
+    #[test]
+    fn a_sed_range_below_a_traceback_hid_it() {
+        let mut log = String::from(
+            "[2026-03-02 09:00:01] server_args=ServerArgs(model_path='/m', tp_size=1, port=30000)\n",
+        );
+        log.push_str("[2026-03-02 09:00:02] Traceback (most recent call last):\n");
+        log.push_str("[2026-03-02 09:00:02] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+        for i in 0..30 {
+            log.push_str(&format!(
+                "[2026-03-02 09:00:{:02}] Decode batch. #running-req: 1, #token: {i}\n",
+                10 + i
+            ));
+        }
+        let transcript = "$ nohup python3 -m sglang.launch_server --model-path /m --port 30000 > /tmp/s.log 2>&1 &\n\
+$ sed -n '20,22p' /tmp/s.log\n\
+[2026-03-02 09:00:27] Decode batch. #running-req: 1, #token: 17\n\
+[2026-03-02 09:00:28] Decode batch. #running-req: 1, #token: 18\n\
+[2026-03-02 09:00:29] Decode batch. #running-req: 1, #token: 19\n";
+        let report = crate::analyze(&[Source::new("t.txt", transcript), Source::new("s.log", log)]);
+        let finding = report
+            .findings
+            .iter()
+            .find(|f| f.rule == super::RULE.id)
+            .expect("log-window-only fires");
+        assert!(
+            finding.message.contains("read only 3 lines"),
+            "{}",
+            finding.message
+        );
+        assert!(
+            finding.message.contains("lines 20–22"),
+            "{}",
+            finding.message
+        );
+        assert!(
+            finding.message.contains("first at line 2 "),
+            "{}",
+            finding.message
+        );
+    }
 }

@@ -6,6 +6,7 @@
 //! [`Timeline`]; they never read raw text.
 
 mod build_unverified;
+mod claim_without_evidence;
 pub mod docs;
 mod drafter_unconfirmed;
 mod error_ignored;
@@ -113,6 +114,7 @@ pub const ALL: &[&Rule] = &[
     &error_ignored::RULE,
     &filter_hid_output::RULE,
     &build_unverified::RULE,
+    &claim_without_evidence::RULE,
 ];
 
 /// Finds a rule by id.
@@ -141,9 +143,11 @@ pub fn run(timeline: &Timeline, config: &crate::Config) -> Vec<Finding> {
         .iter()
         .filter(|rule| config.enabled(rule.id))
         .flat_map(|rule| {
-            let severity = config.severity_of(rule);
+            // A rule may grade its own findings (a failed check is worse
+            // than an unmade one); a configured severity replaces both.
+            let severity = config.severity.get(rule.id).copied();
             (rule.run)(timeline).into_iter().map(move |mut finding| {
-                finding.severity = severity;
+                finding.severity = severity.unwrap_or(finding.severity);
                 finding
             })
         })
@@ -175,6 +179,14 @@ fn each_launched_server(
 /// ` (msg 3136)` for messages, when the checkpoint has a message number.
 fn at_message(checkpoint: &Checkpoint) -> String {
     checkpoint
+        .message
+        .map(|m| format!(" (msg {m})"))
+        .unwrap_or_default()
+}
+
+/// ` (msg 3137)` for prose, when it has a message number.
+fn at_prose(prose: &crate::timeline::Prose) -> String {
+    prose
         .message
         .map(|m| format!(" (msg {m})"))
         .unwrap_or_default()

@@ -180,8 +180,17 @@ pub enum Window {
     All,
     Tail(u32),
     Head(u32),
-    Grep { pattern: String, inverted: bool },
+    Grep {
+        pattern: String,
+        inverted: bool,
+    },
     Count,
+    /// Lines `first` to `last` (1-based, inclusive; `None`: to the end), as
+    /// `sed -n '100,200p'` prints them.
+    Lines {
+        first: u32,
+        last: Option<u32>,
+    },
 }
 
 static URL: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -259,6 +268,7 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                     found.push(read);
                 }
             }
+            "sed" => found.extend(sed_read(command)),
             _ => {}
         }
     }
@@ -307,6 +317,44 @@ fn file_read_window(command: &SimpleCommand) -> Window {
         Some(Observation::FileRead { window, .. }) => window,
         _ => Window::All,
     }
+}
+
+/// `sed -n 'A,Bp' FILE` (also `Ap`, `A,$p`): a window of lines by number.
+/// Any other sed script edits or filters, and says nothing about a window.
+fn sed_read(command: &SimpleCommand) -> Option<Observation> {
+    let mut quiet = false;
+    let mut script: Option<&str> = None;
+    let mut path: Option<&str> = None;
+    let mut words = command.argv[1..].iter();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "-n" | "--quiet" | "--silent" => quiet = true,
+            "-e" => script = words.next().map(String::as_str),
+            // `-ne`, `-En`: short flags run together.
+            flag if flag.starts_with('-') && !flag.starts_with("--") => {
+                quiet |= flag.contains('n');
+            }
+            _ if word.starts_with("--") => {}
+            other if script.is_none() => script = Some(other),
+            other => path = Some(other),
+        }
+    }
+    if !quiet {
+        return None;
+    }
+    let range = script?.trim().strip_suffix('p')?;
+    let (first, last) = match range.split_once(',') {
+        Some((first, "$")) => (first.trim().parse().ok()?, None),
+        Some((first, last)) => (first.trim().parse().ok()?, Some(last.trim().parse().ok()?)),
+        None => {
+            let line = range.trim().parse().ok()?;
+            (line, Some(line))
+        }
+    };
+    Some(Observation::FileRead {
+        path: path?.to_owned(),
+        window: Window::Lines { first, last },
+    })
 }
 
 fn file_read(command: &SimpleCommand) -> Option<Observation> {
@@ -378,6 +426,52 @@ fn file_read(command: &SimpleCommand) -> Option<Observation> {
 mod tests {
     use super::*;
     use crate::parse::shell::parse;
+
+    #[test]
+    fn sed_n_ranges_are_windows() {
+        let read = |command: &str| {
+            parse(command).iter().find_map(sed_read).map(|o| match o {
+                Observation::FileRead { path, window } => (path, window),
+                _ => unreachable!(),
+            })
+        };
+        assert_eq!(
+            read("sed -n '100,200p' /tmp/s.log"),
+            Some((
+                "/tmp/s.log".to_owned(),
+                Window::Lines {
+                    first: 100,
+                    last: Some(200)
+                }
+            ))
+        );
+        assert_eq!(
+            read("sed -n '40,$p' x.log"),
+            Some((
+                "x.log".to_owned(),
+                Window::Lines {
+                    first: 40,
+                    last: None
+                }
+            ))
+        );
+        assert_eq!(
+            read("sed -ne '7p' x.log"),
+            Some((
+                "x.log".to_owned(),
+                Window::Lines {
+                    first: 7,
+                    last: Some(7)
+                }
+            ))
+        );
+        assert_eq!(read("sed -i 's/a/b/' x.log"), None);
+        assert_eq!(
+            read("sed '1,5p' x.log"),
+            None,
+            "without -n every line prints"
+        );
+    }
 
     fn kind(input: &str) -> Vec<CheckpointKind> {
         parse(input).iter().map(kind_of).collect()

@@ -83,6 +83,8 @@ pub struct LogWindow {
     pub server: usize,
     /// `tail -5` → 5.
     pub lines: u32,
+    /// A `tail` (the last lines), rather than a numbered range (`sed -n`).
+    pub from_end: bool,
     /// The first and last log lines the window showed.
     pub first: Span,
     pub last: Span,
@@ -167,6 +169,8 @@ pub struct Prose {
     pub role: Role,
     /// The decoded text, for sources that escape it.
     pub text: Option<String>,
+    /// What it says, decoded or as written: what rules read.
+    pub said: String,
     pub message: Option<u64>,
 }
 
@@ -396,7 +400,7 @@ impl Timeline {
 }
 
 /// Builds the timeline from parsed sources.
-pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline {
+pub fn build(sources: &[&Source], parsed: &[(Format, bool, Parsed)]) -> Timeline {
     let mut timeline = Timeline {
         sources: sources
             .iter()
@@ -415,7 +419,7 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
         if format.is_log() {
             continue;
         }
-        collect_checkpoints(&mut timeline, &sources[source_id], *format, parsed);
+        collect_checkpoints(&mut timeline, sources[source_id], *format, parsed);
     }
     create_servers(&mut timeline);
     link_logs(&mut timeline, sources, parsed);
@@ -428,7 +432,7 @@ pub fn build(sources: &[Source], parsed: &[(Format, bool, Parsed)]) -> Timeline 
 /// Finds where each `tail -N` read of a linked log fell in the full log, by
 /// matching the lines the agent saw against the log's lines, and records the
 /// failures above the window that the read could not show.
-fn locate_windows(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, bool, Parsed)]) {
+fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bool, Parsed)]) {
     for server_id in 0..timeline.servers.len() {
         let server = &timeline.servers[server_id];
         let (Some(log), Some(path)) = (server.log_source, server.log_path.clone()) else {
@@ -453,14 +457,44 @@ fn locate_windows(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format
             .collect();
         for &checkpoint_id in &server.observed_by.clone() {
             let checkpoint = &timeline.checkpoints[checkpoint_id];
-            let Some(Window::Tail(count)) = checkpoint.reads(&path).cloned() else {
-                continue;
+            let (start, end, count, from_end) = match checkpoint.reads(&path).cloned() {
+                // A tail is found by matching what the agent saw.
+                Some(Window::Tail(count)) => {
+                    let seen: Vec<&str> =
+                        checkpoint.seen.iter().map(|l| l.text.trim_end()).collect();
+                    let Some(end) = best_match(&lines, &seen) else {
+                        continue;
+                    };
+                    (
+                        end.saturating_sub(count.saturating_sub(1) as usize),
+                        end,
+                        count,
+                        true,
+                    )
+                }
+                // `sed -n 'A,Bp'` names its lines.
+                Some(Window::Lines { first, last }) => {
+                    let index = &timeline.sources[log].lines;
+                    let within = |span: &Span| {
+                        let line = index.line(span.start);
+                        line >= first && last.is_none_or(|last| line <= last)
+                    };
+                    let (Some(start), Some(end)) = (
+                        lines.iter().position(|(span, _, _)| within(span)),
+                        lines.iter().rposition(|(span, _, _)| within(span)),
+                    ) else {
+                        continue;
+                    };
+                    let count = last
+                        .map_or(u32::try_from(end - start + 1).unwrap_or(u32::MAX), |last| {
+                            last.saturating_sub(first) + 1
+                        });
+                    (start, end, count, false)
+                }
+                _ => continue,
             };
-            let seen: Vec<&str> = checkpoint.seen.iter().map(|l| l.text.trim_end()).collect();
-            let Some(end) = best_match(&lines, &seen) else {
-                continue;
-            };
-            let start = end.saturating_sub(count.saturating_sub(1) as usize);
+            // Failures above the window: they were in the log when it was
+            // read. (Below a window may be lines written later.)
             let missed = lines[..start]
                 .iter()
                 .filter_map(|(span, _, failure)| failure.map(|kind| (kind, *span)))
@@ -468,6 +502,7 @@ fn locate_windows(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format
             let window = LogWindow {
                 server: server_id,
                 lines: count,
+                from_end,
                 first: lines[start].0,
                 last: lines[end].0,
                 missed,
@@ -517,6 +552,13 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                 span: event.span,
                 role: *role,
                 text: text.clone(),
+                said: text.clone().unwrap_or_else(|| {
+                    source
+                        .text
+                        .get(event.span.start..event.span.end)
+                        .unwrap_or_default()
+                        .to_owned()
+                }),
                 message,
             }),
             EventKind::Command {
@@ -753,7 +795,7 @@ fn create_servers(timeline: &mut Timeline) {
 /// Links each log source to its server: by the redirected path's file name,
 /// else to the only server of that engine without a log; a log nobody
 /// launched in the transcript becomes a server of its own.
-fn link_logs(timeline: &mut Timeline, sources: &[Source], parsed: &[(Format, bool, Parsed)]) {
+fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bool, Parsed)]) {
     // First every log whose name matches a launch's redirect, so that the
     // order of the inputs never lets a fallback take another log's server.
     let mut links: Vec<(usize, Option<usize>)> = Vec::new();

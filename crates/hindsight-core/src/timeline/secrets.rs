@@ -37,24 +37,29 @@ macro_rules! pattern {
     };
 }
 
+// ASCII word boundaries: a Unicode `\b` makes the regex engine leave its
+// fast automaton on any non-ASCII text, and credentials are ASCII anyway.
 static PATTERNS: [Pattern; 9] = [
-    pattern!("Hugging Face token", r"\b(hf_[A-Za-z0-9]{30,})"),
-    pattern!("Anthropic API key", r"\b(sk-ant-[A-Za-z0-9_-]{20,})"),
-    pattern!("OpenAI API key", r"\b(sk-(?:proj-)?[A-Za-z0-9_-]{20,})"),
-    pattern!("GitHub token", r"\b(gh[pousr]_[A-Za-z0-9]{30,})"),
-    pattern!("AWS access key", r"\b(AKIA[0-9A-Z]{16})\b"),
-    pattern!("Slack token", r"\b(xox[baprs]-[A-Za-z0-9-]{10,})"),
+    pattern!("Hugging Face token", r"(?-u:\b)(hf_[A-Za-z0-9]{30,})"),
+    pattern!("Anthropic API key", r"(?-u:\b)(sk-ant-[A-Za-z0-9_-]{20,})"),
+    pattern!(
+        "OpenAI API key",
+        r"(?-u:\b)(sk-(?:proj-)?[A-Za-z0-9_-]{20,})"
+    ),
+    pattern!("GitHub token", r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{30,})"),
+    pattern!("AWS access key", r"(?-u:\b)(AKIA[0-9A-Z]{16})(?-u:\b)"),
+    pattern!("Slack token", r"(?-u:\b)(xox[baprs]-[A-Za-z0-9-]{10,})"),
     pattern!(
         "bearer token",
         r"(?i)authorization:\s*bearer\s+([A-Za-z0-9._~+/=-]{16,})"
     ),
     pattern!(
         "password in a URL",
-        r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"
+        r"(?-u:\b)[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"
     ),
     pattern!(
         "credential in an option or variable",
-        r#"(?i)(?:--api-key|api[_-]?key|[a-z_]*token|secret|password|passwd)(?:\s*[=:]\s*|\s+)['"]?([A-Za-z0-9._~+/-]{8,})"#
+        r#"(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:\s*[=:]\s*|\s+)['"]?([A-Za-z0-9._~+/-]{8,})"#
     ),
 ];
 
@@ -72,21 +77,54 @@ fn is_placeholder(value: &str) -> bool {
         .any(|p| lower.contains(p))
 }
 
+/// The cheap test every line passes before the patterns run: each pattern
+/// needs one of these.
+fn may_hold_secret(line: &str) -> bool {
+    line.contains('_')
+        || line.contains('-')
+        || line.contains("://")
+        || line.contains("AKIA")
+        || contains_ignore_case(line, b"pass")
+        || contains_ignore_case(line, b"token")
+}
+
+/// Every credential-shaped match in a text, placeholders left out, as the
+/// text it matched (with the keyword or scheme before the value, so that
+/// [`scan`] finds it again). The condenser keeps these from the parts of a
+/// record it drops.
+pub fn fragments(text: &str) -> Vec<&str> {
+    // Pattern by pattern: each regex skips ahead with its own literal
+    // prefilter (`hf_`, `://`, `token`…), far faster over megabytes of file
+    // content than one combined automaton.
+    let mut found: Vec<&str> = Vec::new();
+    for pattern in &PATTERNS {
+        let Some(regex) = pattern.regex.as_ref() else {
+            continue;
+        };
+        for m in regex.find_iter(text) {
+            // Checking the value on the short match only: captures over the
+            // whole text would be much slower.
+            let value = regex
+                .captures(m.as_str())
+                .and_then(|c| c.get(1).or_else(|| c.get(0)))
+                .map_or("", |v| v.as_str());
+            if !is_placeholder(value) && !found.contains(&m.as_str()) {
+                found.push(m.as_str());
+            }
+        }
+    }
+    found
+}
+
 /// Finds every credential in every source, each value once per line.
-pub fn scan(sources: &[Source]) -> Vec<Secret> {
+pub fn scan(sources: &[&Source]) -> Vec<Secret> {
     let mut found: Vec<Secret> = Vec::new();
     for (source_id, source) in sources.iter().enumerate() {
         for (offset, line) in lines_with_offsets(&source.text) {
             // Cheap gate: every pattern needs one of these.
             let line =
                 &line[..crate::source::floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
-            if !line.contains('_')
-                && !line.contains('-')
-                && !line.contains("://")
-                && !line.contains("AKIA")
-                && !contains_ignore_case(line, b"pass")
-                && !contains_ignore_case(line, b"token")
-            {
+            if !may_hold_secret(line) {
                 continue;
             }
             for pattern in &PATTERNS {
@@ -143,7 +181,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<(&'static str, String)> {
-        scan(&[Source::new("t", text)])
+        scan(&[&Source::new("t", text)])
             .into_iter()
             .map(|s| (s.kind, s.redacted))
             .collect()
@@ -194,7 +232,7 @@ mod tests {
     fn redaction_replaces_every_copy() {
         let text =
             "a hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 b hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
-        let secrets = scan(&[Source::new("t", text)]);
+        let secrets = scan(&[&Source::new("t", text)]);
         assert_eq!(
             redact(text, &secrets),
             "a hf_A…[redacted] b hf_A…[redacted]"

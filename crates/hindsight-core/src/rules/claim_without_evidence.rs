@@ -1,0 +1,499 @@
+//! `claim-without-evidence`: the agent's prose asserts a server or GPU state
+//! (ready, loaded, all ranks up, drafter active, port listening, GPUs free)
+//! that nothing it saw before writing it supports.
+//!
+//! Wording alone is never the finding: a claim counts only after the action
+//! it is about (a launch for server states, a kill for free GPUs), and only
+//! when no observation between that action and the claim shows the state. A
+//! claim the observations contradict (a traceback seen, a port refused, GPUs
+//! still busy) is reported as failed, not as unchecked. Sentences that hedge
+//! (`not`, `if`, `once`, `should`, questions) are not claims.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::gpu_release_unverified::{Outcome as Gpu, gpu_outcome};
+use super::{CheckStatus, Finding, Rule, Severity, at_prose, log_path_or_hint, on_host};
+use crate::parse::{Role, Signal};
+use crate::timeline::{Checkpoint, CheckpointKind, Observation, Outcome, Prose, Server, Timeline};
+
+pub(super) const RULE: Rule = Rule {
+    id: "claim-without-evidence",
+    title: "A stated server or GPU state that no observation supports",
+    severity: Severity::Warning,
+    why: "An agent's summary is what the next person (or agent) acts on. \"The \
+server is up with the drafter, all 8 ranks loaded, GPUs freed\" reads like a \
+result, but if no readiness line, request, rank count, drafter line or \
+`nvidia-smi` was seen before it was written, it is a guess. Claims made after \
+an action and before any check of it are exactly where failed launches hide.",
+    example: "After launching SGLang and seeing the weights reach 100%, the agent \
+writes \"The server is up with the EAGLE-3 drafter\". It never saw a readiness \
+line, never sent a request and never saw a drafter line.",
+    check: "Make the observation the claim rests on, then write the claim: \
+`curl -sS -m 5 http://127.0.0.1:PORT/v1/models` for ready, `grep -c` of the rank \
+tags for ranks, the engine's drafter lines for the drafter, `ss -ltnp` for a port, \
+`nvidia-smi --query-gpu=index,memory.used --format=csv` for free GPUs.",
+    run,
+};
+
+/// The states a claim can assert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    Ready,
+    Loaded,
+    Drafter,
+    Ranks,
+    Port(u16),
+    GpusFree,
+}
+
+impl Claim {
+    fn describe(self) -> String {
+        match self {
+            Claim::Ready => "the server is up".to_owned(),
+            Claim::Loaded => "the weights are loaded".to_owned(),
+            Claim::Drafter => "the speculative drafter is active".to_owned(),
+            Claim::Ranks => "all ranks are up".to_owned(),
+            Claim::Port(port) => format!("port {port} is listening"),
+            Claim::GpusFree => "the GPUs are free".to_owned(),
+        }
+    }
+
+    fn missing(self) -> &'static str {
+        match self {
+            Claim::Ready => "no readiness line, answered request or listening port",
+            Claim::Loaded => "no weights-loaded or later startup line",
+            Claim::Drafter => "no drafter load, draft CUDA graph or acceptance line",
+            Claim::Ranks => "no count of the rank tags and no readiness line",
+            Claim::Port(_) => "no socket listing or request on that port",
+            Claim::GpusFree => "no `nvidia-smi` after the kill",
+        }
+    }
+}
+
+macro_rules! regex {
+    ($name:ident, $pattern:literal) => {
+        static $name: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new($pattern).ok());
+    };
+}
+
+regex!(
+    READY,
+    r"(?i)\b(?:(?:server|it|sglang|vllm|tgi|endpoint|api|instance|everything)\b[^.!?;\n]{0,40}?\b(?:is|'s|are)\s+(?:now\s+)?(?:up|ready|running|serving|healthy|live|online)\b|up and running|ready to (?:serve|roll|accept)|started successfully|came up\b)"
+);
+regex!(
+    LOADED,
+    r"(?i)\b(?:(?:weights?|model|checkpoint|shards?)\b[^.!?;\n]{0,30}?\b(?:is|are|has been|have been|was|were|fully|now|successfully)\s+loaded\b|loaded all\b)"
+);
+regex!(
+    DRAFTER,
+    r"(?i)\b(?:(?:drafter|draft model|eagle-?3?|mtp|speculative decoding|speculation)\b[^.!?;\n]{0,40}?\b(?:is|are|'s)\s+(?:now\s+)?(?:active|loaded|working|enabled|running|on|up)\b|with the (?:eagle-?3? |mtp )?(?:drafter|draft model)\b)"
+);
+regex!(
+    RANKS,
+    r"(?i)\ball\s+(?:\d+\s+)?(?:tp\s+|dp\s+)?(?:ranks|gpus|workers)\b[^.!?;\n]{0,30}?\b(?:up|loaded|running|initialized|ready|healthy|participating|joined)\b"
+);
+regex!(
+    PORT,
+    r"(?i)\b(?:listening|bound|serving)\s+on\s+(?:port\s+)?(?:[\w.-]+:)?(\d{2,5})\b|\bport\s+(\d{2,5})\s+is\s+(?:now\s+)?(?:open|listening|up|bound)\b"
+);
+regex!(
+    GPUS_FREE,
+    r"(?i)\b(?:gpus?\b[^.!?;\n]{0,30}?\b(?:are|is)\s+(?:now\s+)?(?:free|freed|released|idle|clear|empty)\b|(?:freed|released)\s+(?:the\s+|all\s+)?(?:gpus?|gpu memory|vram)\b|gpu memory (?:is\s+)?(?:now\s+)?(?:freed|released|free)\b)"
+);
+regex!(
+    HEDGE,
+    r"(?i)\b(?:not|no|never|yet|if|once|until|unless|whether|before|after|when|should|will|would|might|may|could|wait|waiting|hopefully|probably|expect|let me|let's|to see)\b|n't\b|\?"
+);
+
+fn run(timeline: &Timeline) -> Vec<Finding> {
+    // A state claimed again later is the same unchecked claim: reported once,
+    // at its first statement after the action.
+    let mut reported: Vec<(usize, Claim)> = Vec::new();
+    timeline
+        .prose
+        .iter()
+        .filter(|prose| prose.role == Role::Assistant)
+        .filter_map(|prose| check(timeline, prose, &mut reported))
+        .collect()
+}
+
+/// The claims one piece of prose makes, each once, in the order listed.
+fn claims(text: &str) -> Vec<Claim> {
+    let mut found = Vec::new();
+    for sentence in text.split(['.', '!', ';', '\n']) {
+        if sentence.trim().is_empty() || HEDGE.as_ref().is_some_and(|re| re.is_match(sentence)) {
+            continue;
+        }
+        let has =
+            |re: &LazyLock<Option<Regex>>| re.as_ref().is_some_and(|re| re.is_match(sentence));
+        let mut add = |claim: Claim| {
+            if !found.contains(&claim) {
+                found.push(claim);
+            }
+        };
+        if has(&READY) {
+            add(Claim::Ready);
+        }
+        if has(&LOADED) {
+            add(Claim::Loaded);
+        }
+        if has(&DRAFTER) {
+            add(Claim::Drafter);
+        }
+        if has(&RANKS) {
+            add(Claim::Ranks);
+        }
+        if let Some(port) = PORT
+            .as_ref()
+            .and_then(|re| re.captures(sentence))
+            .and_then(|c| c.get(1).or_else(|| c.get(2)))
+            .and_then(|m| m.as_str().parse().ok())
+        {
+            add(Claim::Port(port));
+        }
+        if has(&GPUS_FREE) {
+            add(Claim::GpusFree);
+        }
+    }
+    found
+}
+
+/// What the checks the agent made before the claim say about it.
+#[derive(Debug, PartialEq, Eq)]
+enum Support {
+    Shown,
+    Contradicted,
+    /// A check was made but the transcript lacks its result.
+    Unknown,
+    Missing,
+}
+
+fn check(
+    timeline: &Timeline,
+    prose: &Prose,
+    reported: &mut Vec<(usize, Claim)>,
+) -> Option<Finding> {
+    let claims = claims(&prose.said);
+    if claims.is_empty() {
+        return None;
+    }
+    let before =
+        |c: &&Checkpoint| c.span.source == prose.span.source && c.span.start < prose.span.start;
+    let checkpoints: Vec<&Checkpoint> = timeline.checkpoints.iter().filter(before).collect();
+    let launch = checkpoints
+        .iter()
+        .rev()
+        .find(|c| c.kind == CheckpointKind::Launch)
+        .copied();
+    let kill = checkpoints
+        .iter()
+        .rev()
+        .find(|c| c.kind == CheckpointKind::Kill)
+        .copied();
+    let server = launch.and_then(|l| timeline.servers.iter().find(|s| s.launch == Some(l.id)));
+    let mut unsupported: Vec<(Claim, Support)> = Vec::new();
+    for claim in claims {
+        // A claim is judged against the observations made after the action
+        // it is about; with no such action in the transcript it is prose about
+        // something else, not a claim about this session's work.
+        let action = match claim {
+            Claim::GpusFree => kill,
+            _ => launch,
+        };
+        let Some(action) = action else {
+            continue;
+        };
+        let since: Vec<&Checkpoint> = checkpoints
+            .iter()
+            .filter(|c| c.id >= action.id)
+            .copied()
+            .collect();
+        let support = support(claim, &since, server);
+        if support != Support::Shown && !reported.contains(&(action.id, claim)) {
+            reported.push((action.id, claim));
+            unsupported.push((claim, support));
+        }
+    }
+    if unsupported.is_empty() {
+        return None;
+    }
+    let failed = unsupported.iter().any(|(_, s)| *s == Support::Contradicted);
+    let unknown = unsupported.iter().all(|(_, s)| *s == Support::Unknown);
+    let stated: Vec<String> = unsupported.iter().map(|(c, _)| c.describe()).collect();
+    let missing: Vec<String> = unsupported
+        .iter()
+        .map(|(claim, support)| match support {
+            Support::Contradicted => format!("{}: what it saw says otherwise", claim.describe()),
+            Support::Unknown => format!(
+                "{}: a check was made but its result is not in the transcript",
+                claim.describe()
+            ),
+            _ => format!("{}: {}", claim.describe(), claim.missing()),
+        })
+        .collect();
+    let mut evidence = vec![prose.quote()];
+    let action = if unsupported.iter().all(|(c, _)| *c == Claim::GpusFree) {
+        kill
+    } else {
+        launch
+    };
+    if let Some(action) = action {
+        evidence.push(action.command_quote());
+    }
+    let host = action.and_then(|a| a.host.as_deref());
+    Some(Finding {
+        rule: RULE.id,
+        severity: if failed {
+            Severity::Error
+        } else {
+            RULE.severity
+        },
+        status: if failed {
+            CheckStatus::Failed
+        } else if unknown {
+            CheckStatus::Inconclusive
+        } else {
+            CheckStatus::NotChecked
+        },
+        message: format!(
+            "The agent wrote that {}{}, but nothing it saw before supports it ({}).",
+            join(&stated),
+            at_prose(prose),
+            missing.join("; ")
+        ),
+        evidence,
+        suggestion: on_host(host, &suggestion(&unsupported, server)),
+        server: server.map(|s| s.id),
+    })
+}
+
+/// Whether the checkpoints since the action show, contradict or miss a claim.
+fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Support {
+    let signals = || {
+        since
+            .iter()
+            .flat_map(|c| c.seen.iter())
+            .filter_map(|l| l.log.signal.as_ref())
+    };
+    let port_ok = |port: Option<u16>| {
+        since.iter().flat_map(|c| &c.port_checks).any(|check| {
+            check.outcome == Outcome::Passed
+                && (port.is_none() || check.port == port || check.port.is_none())
+        })
+    };
+    let port_failed = |port: Option<u16>| {
+        since
+            .iter()
+            .flat_map(|c| &c.port_checks)
+            .any(|check| check.outcome == Outcome::Failed && (port.is_none() || check.port == port))
+    };
+    let failure_seen = || signals().any(|s| matches!(s, Signal::Failure { .. }));
+    let ready_seen = || {
+        signals().any(|s| {
+            matches!(
+                s,
+                Signal::Ready
+                    | Signal::Bound { .. }
+                    | Signal::Request {
+                        status: Some(200..=299)
+                    }
+            )
+        })
+    };
+    let port = server.and_then(Server::port);
+    let (shown, contradicted) = match claim {
+        Claim::Ready => (
+            ready_seen() || port_ok(port),
+            failure_seen() || port_failed(port),
+        ),
+        Claim::Loaded => (
+            ready_seen()
+                || signals().any(|s| {
+                    matches!(
+                        s,
+                        Signal::ShardProgress { percent: 100, .. }
+                            | Signal::WeightsEnd { draft: false, .. }
+                            | Signal::KvCacheAllocated
+                            | Signal::CudaGraphEnd { .. }
+                    )
+                }),
+            failure_seen(),
+        ),
+        Claim::Drafter => (
+            signals().any(|s| {
+                matches!(
+                    s,
+                    Signal::WeightsEnd { draft: true, .. }
+                        | Signal::CudaGraphEnd { draft: true }
+                        | Signal::DraftAccepting
+                )
+            }),
+            failure_seen(),
+        ),
+        Claim::Ranks => {
+            let expected = server.map_or(2, |s| s.settings.ranks_expected().max(1));
+            let ranks: std::collections::BTreeSet<&str> = since
+                .iter()
+                .flat_map(|c| c.seen.iter())
+                .filter_map(|l| l.rank.as_deref().or(l.log.rank.as_deref()))
+                .collect();
+            (
+                ready_seen() || ranks.len() >= expected as usize,
+                failure_seen(),
+            )
+        }
+        Claim::Port(claimed) => (
+            port_ok(Some(claimed))
+                || signals()
+                    .any(|s| matches!(s, Signal::Bound { port: Some(p), .. } if *p == claimed)),
+            port_failed(Some(claimed)),
+        ),
+        Claim::GpusFree => {
+            let gpu: Vec<Gpu> = since
+                .iter()
+                .filter(|c| c.observations.contains(&Observation::Gpus))
+                .map(|c| gpu_outcome(c))
+                .collect();
+            (gpu.contains(&Gpu::Free), gpu.last() == Some(&Gpu::Busy))
+        }
+    };
+    let unknown = matches!(claim, Claim::Ready | Claim::Port(_))
+        && since
+            .iter()
+            .flat_map(|c| &c.port_checks)
+            .any(|check| check.outcome == Outcome::Unknown);
+    if shown {
+        Support::Shown
+    } else if contradicted {
+        Support::Contradicted
+    } else if unknown {
+        Support::Unknown
+    } else {
+        Support::Missing
+    }
+}
+
+/// The commands that would have backed each claim.
+fn suggestion(claims: &[(Claim, Support)], server: Option<&Server>) -> String {
+    let port = server.and_then(Server::port).unwrap_or(8000);
+    let log = server.map_or_else(|| "<server log>".to_owned(), log_path_or_hint);
+    let mut commands: Vec<String> = Vec::new();
+    for (claim, _) in claims {
+        let command = match claim {
+            Claim::Ready => format!("curl -sS -m 5 http://127.0.0.1:{port}/v1/models"),
+            Claim::Loaded => format!(
+                "grep -nE 'checkpoint shards: 100%|Loading weights took|Load weight end' {log} | tail -3"
+            ),
+            Claim::Drafter => format!("grep -niE 'draft|eagle|accept len' {log} | tail -5"),
+            Claim::Ranks => format!("grep -oE '\\b(TP|DP|PP|EP)[0-9]+\\b' {log} | sort -u"),
+            Claim::Port(p) => format!("ss -ltnp | grep ':{p} '"),
+            Claim::GpusFree => "nvidia-smi --query-gpu=index,memory.used --format=csv".to_owned(),
+        };
+        if !commands.contains(&command) {
+            commands.push(command);
+        }
+    }
+    commands.join("; ")
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_claims_and_skips_hedges() {
+        assert_eq!(
+            claims(
+                "SGLang loaded all 64 shards in 34 seconds. The server is up with the EAGLE-3 drafter; next I'll run the benchmark."
+            ),
+            [Claim::Loaded, Claim::Ready, Claim::Drafter]
+        );
+        assert_eq!(
+            claims("All 8 TP ranks are up and the GPUs are free now"),
+            [Claim::Ranks, Claim::GpusFree]
+        );
+        assert_eq!(
+            claims("It is listening on port 30000"),
+            [Claim::Port(30000)]
+        );
+        for hedge in [
+            "Once the server is up I'll run the benchmark.",
+            "The server is not up yet.",
+            "Is the server up?",
+            "The server should be ready in a minute.",
+            "It is capturing CUDA graphs, the last step before it is ready",
+            "Let me check whether the GPUs are free.",
+            "The server isn't running.",
+        ] {
+            assert!(claims(hedge).is_empty(), "{hedge}: {:?}", claims(hedge));
+        }
+    }
+
+    fn findings(transcript: &str) -> Vec<(String, crate::rules::CheckStatus)> {
+        crate::analyze(&[crate::Source::new("t.txt", transcript)])
+            .findings
+            .into_iter()
+            .filter(|f| f.rule == RULE.id)
+            .map(|f| (f.message, f.status))
+            .collect()
+    }
+
+    const LAUNCH: &str = "[msg 1] assistant\n$ nohup python3 -m sglang.launch_server --model-path /m --tp 2 --port 30000 > /tmp/s.log 2>&1 &\n";
+
+    #[test]
+    fn a_claim_after_a_passed_check_is_fine() {
+        let text = format!(
+            "{LAUNCH}[msg 2] assistant\n$ curl -s http://127.0.0.1:30000/v1/models\n{{\"object\":\"list\",\"data\":[{{\"id\":\"/m\"}}]}}\n[msg 3] assistant\nThe server is up and serving on port 30000.\n"
+        );
+        assert_eq!(findings(&text), []);
+    }
+
+    #[test]
+    fn a_claim_with_nothing_seen_is_not_checked_and_reported_once() {
+        let text = format!(
+            "{LAUNCH}[msg 2] assistant\nThe server is up.\n[msg 3] assistant\nSince the server is up, benchmarking.\n"
+        );
+        let found = findings(&text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].0.contains("(msg 2)"), "{found:?}");
+        assert_eq!(found[0].1, crate::rules::CheckStatus::NotChecked);
+    }
+
+    #[test]
+    fn a_claim_against_a_seen_traceback_failed() {
+        let text = format!(
+            "{LAUNCH}[msg 2] assistant\n$ tail -3 /tmp/s.log\nTraceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n[msg 3] assistant\nThe server is running.\n"
+        );
+        let found = findings(&text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, crate::rules::CheckStatus::Failed);
+    }
+
+    #[test]
+    fn free_gpus_need_nvidia_smi_after_the_kill() {
+        let kill = "[msg 1] assistant\n$ pkill -f vllm\n";
+        let claim = "[msg 3] assistant\nThe GPUs are free now.\n";
+        let unchecked = format!("{kill}{claim}");
+        assert_eq!(findings(&unchecked).len(), 1);
+        let checked = format!(
+            "{kill}[msg 2] assistant\n$ nvidia-smi --query-gpu=index,memory.used --format=csv\nindex, memory.used [MiB]\n0, 3 MiB\n1, 3 MiB\n{claim}"
+        );
+        assert_eq!(findings(&checked), []);
+    }
+
+    #[test]
+    fn prose_without_an_action_is_not_a_claim() {
+        assert_eq!(findings("[msg 1] assistant\nThe server is up.\n"), []);
+    }
+}

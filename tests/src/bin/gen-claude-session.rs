@@ -1,0 +1,350 @@
+//! Writes a large, realistic Claude Code session for the benchmark
+//! (`scripts/bench.sh`): `gen-claude-session OUT.jsonl SIZE_MB`.
+//!
+//! It starts with the seed scenario (so the analysis has servers and findings
+//! to report) and goes on with the mix that makes real sessions big: Bash
+//! calls with build and log output, file reads whose content is stored twice
+//! (in the message and in `toolUseResult`), edits that store the whole
+//! original file, thinking blocks with signatures, screenshots as base64 and
+//! file-history snapshots, every record with Claude Code's metadata fields.
+//! Deterministic (a fixed linear congruential generator), so figures compare.
+
+// A command-line tool: printing is its job.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::{BufWriter, Write};
+
+use serde_json::{Value, json};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn id(&mut self) -> String {
+        format!(
+            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+            self.next() as u32,
+            self.below(0xffff),
+            self.below(0xffff),
+            self.below(0xffff),
+            self.next() << 16 | self.below(0xffff)
+        )
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "server",
+    "kernel",
+    "request",
+    "batch",
+    "scheduler",
+    "token",
+    "cache",
+    "model",
+    "weight",
+    "shard",
+    "rank",
+    "config",
+    "return",
+    "self",
+    "tensor",
+    "device",
+    "stream",
+    "graph",
+    "capture",
+    "fn",
+    "let",
+    "match",
+    "import",
+    "def",
+    "async",
+    "await",
+    "error",
+    "value",
+    "index",
+];
+
+fn words(rng: &mut Rng, n: usize) -> String {
+    let mut out = String::with_capacity(n * 7);
+    for i in 0..n {
+        if i > 0 {
+            out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+        }
+        out.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+    }
+    out
+}
+
+fn code_file(rng: &mut Rng, lines: usize) -> String {
+    let mut out = String::new();
+    for _ in 0..lines {
+        let indent = " ".repeat(4 * rng.below(4) as usize);
+        let len = 3 + rng.below(9) as usize;
+        out.push_str(&indent);
+        out.push_str(&words(rng, len).replace('\n', " "));
+        out.push('\n');
+    }
+    out
+}
+
+fn numbered(text: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>6}→{l}", i + 1))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn base64ish(rng: &mut Rng, len: usize) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    (0..len)
+        .map(|_| ALPHABET[rng.below(64) as usize] as char)
+        .collect()
+}
+
+struct Session {
+    rng: Rng,
+    parent: Value,
+    minute: u64,
+    tool: u64,
+}
+
+impl Session {
+    fn record(&mut self, kind: &str, message: Value, extra: Option<(&str, Value)>) -> Value {
+        let uuid = self.rng.id();
+        self.minute += 1;
+        let mut record = json!({
+            "parentUuid": self.parent,
+            "isSidechain": false,
+            "userType": "external",
+            "cwd": "/home/ops/inference-fleet",
+            "sessionId": "0d3c9a51-7b2e-4f10-9c8d-1e2f3a4b5c6d",
+            "version": "2.0.30",
+            "gitBranch": "main",
+            "type": kind,
+            "message": message,
+            "uuid": uuid,
+            "timestamp": format!("2026-02-12T{:02}:{:02}:{:02}.000Z", (self.minute / 3600) % 24, (self.minute / 60) % 60, self.minute % 60),
+        });
+        if kind == "assistant" {
+            record["requestId"] = json!(format!("req_{}", base64ish(&mut self.rng, 24)));
+        }
+        if let Some((key, value)) = extra {
+            record[key] = value;
+        }
+        self.parent = json!(uuid);
+        record
+    }
+
+    fn assistant(&mut self, content: Vec<Value>) -> Value {
+        let id = format!("msg_{}", base64ish(&mut self.rng, 24));
+        self.record(
+            "assistant",
+            json!({
+                "id": id, "type": "message", "role": "assistant", "model": "claude-opus-4-5-20251101",
+                "content": content, "stop_reason": "tool_use", "stop_sequence": null,
+                "usage": {"input_tokens": 4, "cache_creation_input_tokens": 812, "cache_read_input_tokens": 151203, "output_tokens": 190, "service_tier": "standard"}
+            }),
+            None,
+        )
+    }
+
+    fn call(&mut self, name: &str, input: Value, output: &str, structured: Value) -> [Value; 2] {
+        self.tool += 1;
+        let id = format!("toolu_{:024}", self.tool);
+        let thinking = words(&mut self.rng, 120);
+        let signature = base64ish(&mut self.rng, 600);
+        let call = self.assistant(vec![
+            json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+            json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+        ]);
+        let result = self.record(
+            "user",
+            json!({"role": "user", "content": [{"tool_use_id": id, "type": "tool_result", "content": output, "is_error": false}]}),
+            Some(("toolUseResult", structured)),
+        );
+        [call, result]
+    }
+
+    fn turn(&mut self) -> Vec<Value> {
+        match self.rng.below(100) {
+            0..=39 => {
+                let commands = [
+                    "git status --short",
+                    "ls -la /data/models",
+                    "rg -n 'max_running_requests' python/sglang | head -40",
+                    "python -c 'import torch; print(torch.__version__)'",
+                    "wc -l benchmarks/*.py",
+                    "git log --oneline -20",
+                ];
+                let command = commands[self.rng.below(commands.len() as u64) as usize];
+                let lines = 5 + self.rng.below(120) as usize;
+                let output = code_file(&mut self.rng, lines);
+                let structured =
+                    json!({"stdout": output, "stderr": "", "interrupted": false, "isImage": false});
+                self.call(
+                    "Bash",
+                    json!({"command": command, "description": "Inspect the tree"}),
+                    &output,
+                    structured,
+                )
+                .to_vec()
+            }
+            40..=64 => {
+                let lines = 100 + self.rng.below(900) as usize;
+                let content = code_file(&mut self.rng, lines);
+                let path = format!(
+                    "/home/ops/inference-fleet/src/module_{}.py",
+                    self.rng.below(400)
+                );
+                let structured = json!({"type": "text", "file": {"filePath": path, "content": content, "numLines": lines, "startLine": 1, "totalLines": lines}});
+                self.call(
+                    "Read",
+                    json!({"file_path": path}),
+                    &numbered(&content),
+                    structured,
+                )
+                .to_vec()
+            }
+            65..=79 => {
+                let lines = 200 + self.rng.below(1200) as usize;
+                let original = code_file(&mut self.rng, lines);
+                let old = code_file(&mut self.rng, 8);
+                let new = code_file(&mut self.rng, 10);
+                let path = format!(
+                    "/home/ops/inference-fleet/src/module_{}.py",
+                    self.rng.below(400)
+                );
+                let structured = json!({"filePath": path, "oldString": old, "newString": new, "originalFile": original, "structuredPatch": [{"oldStart": 10, "oldLines": 8, "newStart": 10, "newLines": 10, "lines": new.lines().map(|l| format!("+{l}")).collect::<Vec<_>>()}], "userModified": false, "replaceAll": false});
+                let output = format!(
+                    "The file {path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n{}",
+                    numbered(&new)
+                );
+                self.call(
+                    "Edit",
+                    json!({"file_path": path, "old_string": old, "new_string": new}),
+                    &output,
+                    structured,
+                )
+                .to_vec()
+            }
+            80..=89 => {
+                let lines = 10 + self.rng.below(60) as usize;
+                let output = (0..lines)
+                    .map(|i| {
+                        format!(
+                            "src/module_{}.py:{}:    {}",
+                            self.rng.below(400),
+                            i * 7 + 1,
+                            words(&mut self.rng, 6).replace('\n', " ")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let structured = json!({"mode": "content", "numFiles": lines, "filenames": [], "content": output, "numLines": lines});
+                self.call(
+                    "Grep",
+                    json!({"pattern": "scheduler", "output_mode": "content", "-n": true}),
+                    &output,
+                    structured,
+                )
+                .to_vec()
+            }
+            90..=94 => {
+                let lines = 150 + self.rng.below(400) as usize;
+                let content = code_file(&mut self.rng, lines);
+                let path = format!(
+                    "/home/ops/inference-fleet/scripts/tool_{}.py",
+                    self.rng.below(400)
+                );
+                let structured = json!({"type": "create", "filePath": path, "content": content, "structuredPatch": []});
+                self.call(
+                    "Write",
+                    json!({"file_path": path, "content": content}),
+                    &format!("File created successfully at: {path}"),
+                    structured,
+                )
+                .to_vec()
+            }
+            95 => {
+                // A screenshot: Claude Code stores images as base64 blocks.
+                self.tool += 1;
+                let id = format!("toolu_{:024}", self.tool);
+                let call = self.assistant(vec![json!({"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": "/tmp/grafana.png"}})]);
+                let len = 150_000 + self.rng.below(250_000) as usize;
+                let data = base64ish(&mut self.rng, len);
+                let result = self.record(
+                    "user",
+                    json!({"role": "user", "content": [{"tool_use_id": id, "type": "tool_result", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}]}]}),
+                    Some(("toolUseResult", json!({"type": "image", "file": {"base64": data, "type": "image/png", "originalSize": 301_234}}))),
+                );
+                vec![call, result]
+            }
+            96..=97 => {
+                let text = words(&mut self.rng, 80);
+                vec![self.assistant(vec![json!({"type": "text", "text": text})])]
+            }
+            _ => {
+                let backups: serde_json::Map<String, Value> = (0..20)
+                    .map(|i| (format!("src/module_{i}.py"), json!({"backupFileName": format!("{}@v2", base64ish(&mut self.rng, 16)), "version": 2, "backupTime": "2026-02-12T10:00:00.000Z"})))
+                    .collect();
+                let message_id = self.rng.id();
+                vec![
+                    json!({"type": "file-history-snapshot", "messageId": message_id, "snapshot": {"messageId": message_id, "trackedFileBackups": backups, "timestamp": "2026-02-12T10:00:00.000Z"}, "isSnapshotUpdate": false}),
+                ]
+            }
+        }
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(out), Some(size)) = (args.get(1), args.get(2).and_then(|s| s.parse::<u64>().ok()))
+    else {
+        eprintln!("usage: gen-claude-session OUT.jsonl SIZE_MB");
+        std::process::exit(2);
+    };
+    let target = size * 1024 * 1024;
+    let seed = include_str!("../../../examples/seed-claude-code/session.jsonl");
+    let mut file = BufWriter::with_capacity(1 << 20, std::fs::File::create(out)?);
+    let mut written = 0u64;
+    // The seed's first half (build, kill, launch), the bulk, then its end
+    // (the checks and the claim), so findings span the whole file.
+    let lines: Vec<&str> = seed.lines().collect();
+    let (first, last) = lines.split_at(lines.len() / 2);
+    for line in first {
+        writeln!(file, "{line}")?;
+        written += line.len() as u64 + 1;
+    }
+    let mut session = Session {
+        rng: Rng(42),
+        parent: Value::Null,
+        minute: 0,
+        tool: 0,
+    };
+    let tail: u64 = last.iter().map(|l| l.len() as u64 + 1).sum();
+    while written + tail < target {
+        for record in session.turn() {
+            let line = serde_json::to_string(&record).map_err(std::io::Error::other)?;
+            writeln!(file, "{line}")?;
+            written += line.len() as u64 + 1;
+        }
+    }
+    for line in last {
+        writeln!(file, "{line}")?;
+        written += line.len() as u64 + 1;
+    }
+    file.flush()?;
+    eprintln!("wrote {out}: {written} bytes, {} tool calls", session.tool);
+    Ok(())
+}
