@@ -1,19 +1,86 @@
 //! The command-line face of hindsight-core, as a library so tests can run it
-//! in-process with their own input and output.
+//! in-process with their own input, output and working directory.
 //!
-//! Reads files (or stdin), hands them to the core as one session, and prints
-//! the report. All analysis lives in the core; this crate only does I/O,
-//! argument parsing and exit codes.
+//! Reads files (or stdin), hands them to the core, and prints the report. All
+//! analysis lives in the core; this crate only does I/O, argument parsing,
+//! configuration files, parallel scans and exit codes.
+//!
+//! Exit codes, the same for every subcommand: [`EXIT_OK`] (0) when the command
+//! ran and no finding reached `--fail-on`; [`EXIT_FINDINGS`] (1) when one did;
+//! [`EXIT_ERROR`] (2) for usage errors, unreadable inputs and bad configuration.
 
+mod config;
+mod diff;
+mod inputs;
 pub mod read;
+mod redact;
+mod scan;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
-use hindsight_core::{Format, Source, analyze, rules};
+use anyhow::Result;
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use hindsight_core::{Format, Report, Severity, analyze_with, rules};
+
+/// Exit status when the command ran and no finding reached `--fail-on`.
+pub const EXIT_OK: u8 = 0;
+/// Exit status when a finding is at or above the `--fail-on` severity.
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit status for bad arguments, unreadable files, bad configuration and
+/// other usage errors.
+pub const EXIT_ERROR: u8 = 2;
+
+const MAIN_HELP: &str = "\
+Examples:
+  hindsight analyze transcript.txt sglang.log     one session: a transcript and its logs
+  hindsight analyze --fail-on warning session.jsonl   gate a CI job on findings
+  hindsight analyze --format sarif session.jsonl > hindsight.sarif
+  hindsight scan ~/.claude/projects               every session under a directory
+  hindsight diff run-a/ run-b/                    what one session checked and the other did not
+  hindsight explain port-unchecked
+
+Exit status: 0 ran (no finding at or above --fail-on), 1 a finding at or above
+--fail-on, 2 usage error, unreadable input or bad configuration.
+
+Configuration: a `hindsight.toml` with a [rules] table (select, ignore,
+severity) is read from the current directory or the nearest parent, unless
+--config PATH or --no-config is given. Flags are layered over the file.";
+
+const ANALYZE_HELP: &str = "\
+Examples:
+  hindsight analyze transcript.txt sglang.log
+  hindsight analyze examples/seed-sglang-eagle3/          every file in a folder, one session
+  hindsight analyze --format json transcript.txt server.log > report.json
+  hindsight analyze --format sarif --fail-on warning session.jsonl > hindsight.sarif
+  hindsight analyze --select port-unchecked,ranks-uncounted --severity port-unchecked=error -
+  pbpaste | hindsight analyze -
+
+Exit status: 0 ran, 1 a finding at or above --fail-on, 2 usage or input error.";
+
+const SCAN_HELP: &str = "\
+Each transcript file is one session. Claude Code sub-agent files
+(<session>/subagents/agent-*.jsonl) join their parent <session>.jsonl. A log
+file (*.log, *.out, *.err) joins every session whose text names it by file
+name; when several logs share that name, the one nearest the transcript wins.
+Files of other types, hidden files and folders are skipped; a file that cannot
+be read is reported on stderr and skipped.
+
+Examples:
+  hindsight scan ~/.claude/projects
+  hindsight scan --format jsonl ~/.claude/projects > reports.jsonl
+  hindsight scan --fail-on error --jobs 4 runs/
+
+Exit status: 0 ran, 1 a session has a finding at or above --fail-on, 2 usage
+error or unreadable DIR.";
+
+const DIFF_HELP: &str = "\
+A and B are each one session: a file, or a folder whose files form the session.
+
+Examples:
+  hindsight diff run-a/transcript.txt run-b/transcript.txt
+  hindsight diff --format json examples/seed-sglang-eagle3 examples/diligent-sglang-verified";
 
 /// What did the agent verify, and what did it only assume?
 ///
@@ -21,7 +88,7 @@ use hindsight_core::{Format, Source, analyze, rules};
 /// flags what the agent took for granted: ports never checked, drafters never
 /// confirmed, tensor-parallel ranks never counted.
 #[derive(Parser, Debug)]
-#[command(name = "hindsight", version, about, long_about = None)]
+#[command(name = "hindsight", version, about, long_about = None, after_help = MAIN_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,41 +97,85 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Analyze one session: a transcript plus any server logs, together.
-    #[command(after_help = "Examples:\n  \
-        hindsight analyze transcript.txt sglang.log\n  \
-        hindsight analyze --format json transcript.txt server.log > report.json\n  \
-        pbpaste | hindsight analyze -")]
+    #[command(after_help = ANALYZE_HELP)]
     Analyze(AnalyzeArgs),
+    /// Analyze every session under a directory, in parallel, and summarize.
+    #[command(after_help = SCAN_HELP)]
+    Scan(scan::ScanArgs),
+    /// Compare two sessions by their checkpoints and verification ledgers.
+    #[command(after_help = DIFF_HELP)]
+    Diff(diff::DiffArgs),
     /// List every rule.
-    Rules,
+    Rules {
+        /// Output format.
+        #[arg(long, short, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
     /// Print the documentation of one rule.
     Explain {
         /// A rule id, such as `port-unchecked`.
         rule: String,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Examples:\n  \
+        hindsight completions bash > ~/.local/share/bash-completion/completions/hindsight\n  \
+        hindsight completions zsh > ~/.zfunc/_hindsight\n  \
+        hindsight completions fish > ~/.config/fish/completions/hindsight.fish")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(clap::Args, Debug)]
 struct AnalyzeArgs {
-    /// Files to analyze as one session; `-` reads standard input.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
+    /// Files or folders to analyze as one session; `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, short, value_enum, default_value_t = OutputFormat::Text)]
-    format: OutputFormat,
-    /// When to colour text output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
+    #[arg(long, short, value_enum, default_value_t = AnalyzeFormat::Text)]
+    format: AnalyzeFormat,
     /// Read every input as this format instead of detecting it.
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     input_format: Option<Format>,
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    rules: config::RuleArgs,
+}
+
+/// Options every analysing subcommand shares.
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct OutputArgs {
+    /// When to colour text output (`auto`: on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Exit with status 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Never, value_name = "SEVERITY")]
+    fail_on: FailOn,
+    /// Also mask IP addresses, e-mail addresses, ssh user and host names and
+    /// home-directory user names, for sharing a report. (Credentials are
+    /// always redacted.)
+    #[arg(long)]
+    redact: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum OutputFormat {
+enum AnalyzeFormat {
+    /// Compiler-style diagnostics.
+    Text,
+    /// The report (version 1, see docs/report.schema.json).
+    Json,
+    /// A postmortem in Markdown.
+    Markdown,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ListFormat {
     Text,
     Json,
-    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -74,17 +185,47 @@ enum ColorChoice {
     Never,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    /// Exit 0 whatever is found.
+    Never,
+}
+
+impl FailOn {
+    /// Whether a finding of this severity fails the run.
+    fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Never => false,
+            FailOn::Error => severity >= Severity::Error,
+            FailOn::Warning => severity >= Severity::Warning,
+            FailOn::Info => true,
+        }
+    }
+
+    fn fails_report(self, report: &Report) -> bool {
+        report.findings.iter().any(|f| self.fails(f.severity))
+    }
+}
+
+impl OutputArgs {
+    fn color(&self, io: &Io<'_>) -> bool {
+        match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => io.stdout_is_terminal && !io.no_color,
+        }
+    }
+}
+
 fn parse_format(name: &str) -> Result<Format, String> {
     Format::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
         format!("unknown format `{name}`; known: {}", names.join(", "))
     })
 }
-
-/// Exit status when the analysis ran (findings or not).
-pub const EXIT_OK: u8 = 0;
-/// Exit status for bad arguments, unreadable files and other usage errors.
-pub const EXIT_ERROR: u8 = 2;
 
 /// The process's surroundings, injected so tests can capture them.
 pub struct Io<'a> {
@@ -93,8 +234,12 @@ pub struct Io<'a> {
     pub stderr: &'a mut dyn Write,
     /// Whether stdout is a terminal (colours in `--color auto`).
     pub stdout_is_terminal: bool,
+    /// Whether stderr is a terminal (the progress bar of `scan`).
+    pub stderr_is_terminal: bool,
     /// Whether `NO_COLOR` is set to a non-empty value.
     pub no_color: bool,
+    /// Where `hindsight.toml` is looked for (then in each parent).
+    pub current_dir: PathBuf,
 }
 
 /// Runs the CLI with `args` (including the program name) and returns the exit status.
@@ -106,18 +251,17 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(error) => {
-            let text = error.render().to_string();
-            let (out, code) = if error.use_stderr() {
-                (&mut *io.stderr, EXIT_ERROR)
-            } else {
-                (&mut *io.stdout, EXIT_OK)
-            };
-            let _ = out.write_all(text.as_bytes());
-            return code;
+            if error.use_stderr() {
+                let _ = writeln!(io.stderr, "hindsight: {}", one_line(&error));
+                return EXIT_ERROR;
+            }
+            // --help and --version.
+            let _ = io.stdout.write_all(error.render().to_string().as_bytes());
+            return EXIT_OK;
         }
     };
     match execute(cli, io) {
-        Ok(()) => EXIT_OK,
+        Ok(code) => code,
         Err(error) => {
             // A closed pipe (`hindsight … | head`) is not an error.
             if error
@@ -132,30 +276,83 @@ where
     }
 }
 
-fn execute(cli: Cli, io: &mut Io<'_>) -> Result<()> {
-    match cli.command {
-        Command::Analyze(args) => {
-            let sources = read_sources(&args, io.stdin)?;
-            let report = analyze(&sources);
-            let text = match args.format {
-                OutputFormat::Json => {
-                    let mut json = report.to_json();
-                    json.push('\n');
-                    json
-                }
-                OutputFormat::Markdown => hindsight_core::report::markdown::render(&report),
-                OutputFormat::Text => {
-                    let color = match args.color {
-                        ColorChoice::Always => true,
-                        ColorChoice::Never => false,
-                        ColorChoice::Auto => io.stdout_is_terminal && !io.no_color,
-                    };
-                    hindsight_core::report::text::render(&report, color)
-                }
-            };
-            io.stdout.write_all(text.as_bytes())?;
+/// A clap error on one line: its message and any tip or list of possible
+/// values, without the usage block (which `--help` shows in full).
+fn one_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let mut parts: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take_while(|l| !l.starts_with("Usage:"))
+        .filter(|l| !l.starts_with("For more information"))
+        .collect();
+    let first = parts.first().copied().unwrap_or("error: invalid arguments");
+    let rest = parts.split_off(1.min(parts.len()));
+    let mut line = first.to_owned();
+    for part in rest {
+        line.push(' ');
+        line.push_str(part);
+    }
+    line.push_str(" (see --help)");
+    line
+}
+
+fn execute(cli: Cli, io: &mut Io<'_>) -> Result<u8> {
+    let code = match cli.command {
+        Command::Analyze(args) => analyze(&args, io)?,
+        Command::Scan(args) => scan::run(&args, io)?,
+        Command::Diff(args) => diff::run(&args, io)?,
+        Command::Rules { format } => {
+            list_rules(format, io)?;
+            EXIT_OK
         }
-        Command::Rules => {
+        Command::Explain { rule } => {
+            let Some(rule) = rules::find(&rule) else {
+                let ids: Vec<&str> = rules::ALL.iter().map(|r| r.id).collect();
+                anyhow::bail!("no rule `{rule}`; known rules: {}", ids.join(", "));
+            };
+            write!(io.stdout, "{}", hindsight_core::rules::docs::markdown(rule))?;
+            EXIT_OK
+        }
+        Command::Completions { shell } => {
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "hindsight", &mut io.stdout);
+            EXIT_OK
+        }
+    };
+    io.stdout.flush()?;
+    Ok(code)
+}
+
+fn analyze(args: &AnalyzeArgs, io: &mut Io<'_>) -> Result<u8> {
+    let config = config::load(&args.rules, &io.current_dir)?;
+    let sources = inputs::read(&args.paths, args.input_format, io.stdin)?;
+    let mut report = analyze_with(&sources, &config);
+    if args.output.redact {
+        report = redact::report(report);
+    }
+    let text = match args.format {
+        AnalyzeFormat::Json => {
+            let mut json = report.to_json();
+            json.push('\n');
+            json
+        }
+        AnalyzeFormat::Markdown => hindsight_core::report::markdown::render(&report),
+        AnalyzeFormat::Sarif => hindsight_core::report::sarif::render(&report),
+        AnalyzeFormat::Text => hindsight_core::report::text::render(&report, args.output.color(io)),
+    };
+    io.stdout.write_all(text.as_bytes())?;
+    Ok(if args.output.fail_on.fails_report(&report) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    })
+}
+
+fn list_rules(format: ListFormat, io: &mut Io<'_>) -> Result<()> {
+    match format {
+        ListFormat::Text => {
             for rule in rules::ALL {
                 writeln!(
                     io.stdout,
@@ -166,34 +363,24 @@ fn execute(cli: Cli, io: &mut Io<'_>) -> Result<()> {
                 )?;
             }
         }
-        Command::Explain { rule } => {
-            let Some(rule) = rules::find(&rule) else {
-                let ids: Vec<&str> = rules::ALL.iter().map(|r| r.id).collect();
-                anyhow::bail!("no rule `{rule}`; known rules: {}", ids.join(", "));
-            };
-            write!(io.stdout, "{}", hindsight_core::rules::docs::markdown(rule))?;
+        ListFormat::Json => {
+            let list: Vec<serde_json::Value> = rules::ALL
+                .iter()
+                .map(|rule| {
+                    serde_json::json!({
+                        "id": rule.id,
+                        "title": rule.title,
+                        "severity": rule.severity.name(),
+                        "why": rule.why,
+                        "example": rule.example,
+                        "check": rule.check,
+                    })
+                })
+                .collect();
+            let mut text = serde_json::to_string_pretty(&list)?;
+            text.push('\n');
+            io.stdout.write_all(text.as_bytes())?;
         }
     }
-    io.stdout.flush()?;
     Ok(())
-}
-
-fn read_sources(args: &AnalyzeArgs, stdin: &mut dyn Read) -> Result<Vec<Source>> {
-    let mut sources = Vec::new();
-    for path in &args.files {
-        let source = if path.as_os_str() == "-" {
-            read::read_source("stdin".to_owned(), &mut *stdin, args.input_format)
-                .context("cannot read standard input")?
-        } else {
-            let name = path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            std::fs::File::open(path)
-                .and_then(|file| read::read_source(name, file, args.input_format))
-                .with_context(|| format!("cannot read `{}`", path.display()))?
-        };
-        sources.push(source);
-    }
-    Ok(sources)
 }

@@ -8,9 +8,15 @@ fn main() -> ExitCode {
     let mut io = hindsight_cli::Io {
         stdin: &mut std::io::stdin().lock(),
         stdout: &mut stdout.lock(),
-        stderr: &mut std::io::stderr().lock(),
+        // Not locked for the whole run: scan's progress bar draws on stderr
+        // from worker threads, which would wait on that lock forever.
+        stderr: &mut std::io::stderr(),
         stdout_is_terminal: std::io::stdout().is_terminal(),
+        stderr_is_terminal: std::io::stderr().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        // Without a current directory (it was deleted), no hindsight.toml is
+        // found; `/` would find a stray one at the root.
+        current_dir: std::env::current_dir().unwrap_or_default(),
     };
     ExitCode::from(hindsight_cli::run(std::env::args_os(), &mut io))
 }

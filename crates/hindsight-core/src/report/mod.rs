@@ -3,9 +3,11 @@
 //!
 //! Every type here is plain data with public fields. The JSON form is
 //! documented by these types and by `docs/report.schema.json`, which a test
-//! regenerates from them; renderers ([`text`], [`markdown`]) see only this.
+//! regenerates from them; renderers ([`text`], [`markdown`], [`sarif`]) see
+//! only this.
 
 pub mod markdown;
+pub mod sarif;
 pub mod text;
 
 use serde::{Deserialize, Serialize};

@@ -159,14 +159,40 @@ pub fn render(report: &Report, color: bool) -> String {
             style.bold(&finding.title)
         );
         let _ = writeln!(out, "  {}", finding.message);
+        // One gutter width per finding, as compilers align their excerpts.
+        let width = finding
+            .evidence
+            .iter()
+            .map(|e| e.line_end.to_string().len())
+            .max()
+            .unwrap_or(1);
         for evidence in &finding.evidence {
-            excerpt(&mut out, evidence, &style);
+            excerpt(&mut out, evidence, width, &style);
+            if let Some(label) = label(report, evidence) {
+                let _ = writeln!(
+                    out,
+                    "  {} {}",
+                    style.paint("1;34", &format!("{} |", " ".repeat(width))),
+                    style.severity(finding.severity, &format!("^ {label}"))
+                );
+            }
         }
+        let mut note = format!("status: {}", finding.status.name().replace('-', " "));
+        if let Some(server) = finding.server.and_then(|id| report.servers.get(id)) {
+            let _ = write!(note, "; server {}: {}", server.id + 1, server_label(server));
+        }
+        let _ = writeln!(out, "  {} {note}", style.paint("1;34", "= note:"));
         let _ = writeln!(
             out,
             "  {} {}",
             style.paint("1;32", "= check:"),
             finding.suggestion
+        );
+        let _ = writeln!(
+            out,
+            "  {} hindsight explain {}",
+            style.paint("1;34", "= help:"),
+            finding.rule
         );
     }
 
@@ -183,18 +209,23 @@ pub fn render(report: &Report, color: bool) -> String {
     out
 }
 
-fn excerpt(out: &mut String, evidence: &Evidence, style: &Style) {
+fn excerpt(out: &mut String, evidence: &Evidence, width: usize, style: &Style) {
     let range = if evidence.line_start == evidence.line_end {
         evidence.line_start.to_string()
     } else {
         format!("{}-{}", evidence.line_start, evidence.line_end)
     };
-    let width = evidence.line_end.to_string().len();
     let _ = writeln!(
         out,
-        "  {} {}:{range}",
+        "  {}{} {}:{range}",
+        " ".repeat(width),
         style.paint("1;34", "-->"),
         evidence.source
+    );
+    let _ = writeln!(
+        out,
+        "  {}",
+        style.paint("1;34", &format!("{} |", " ".repeat(width)))
     );
     // Decoded text from one JSON record spans several lines on one source
     // line: number only its first line then.
@@ -218,6 +249,52 @@ fn excerpt(out: &mut String, evidence: &Evidence, style: &Style) {
             first_line(line, 160)
         );
     }
+}
+
+/// What an excerpt is, read from the report: an agent's command, the output
+/// it saw, or a server's log. Prose and anything else get no label.
+fn label(report: &Report, evidence: &Evidence) -> Option<String> {
+    let line = evidence.line_start;
+    let within =
+        |e: &Evidence| e.source == evidence.source && (e.line_start..=e.line_end).contains(&line);
+    let at = |c: &super::CheckpointReport| {
+        let mut at = c.message.map(|m| format!(" (msg {m})")).unwrap_or_default();
+        if let Some(host) = &c.host {
+            let _ = write!(at, " on {host}");
+        }
+        at
+    };
+    if let Some(c) = report.checkpoints.iter().find(|c| within(&c.evidence)) {
+        return Some(format!("{} command {}{}", c.kind_name(), c.id + 1, at(c)));
+    }
+    if let Some(c) = report
+        .checkpoints
+        .iter()
+        .find(|c| c.output.as_ref().is_some_and(within))
+    {
+        return Some(format!(
+            "what the agent saw of {} command {}{}",
+            c.kind_name(),
+            c.id + 1,
+            at(c)
+        ));
+    }
+    report
+        .servers
+        .iter()
+        .find(|s| s.log_source.as_deref() == Some(evidence.source.as_str()))
+        .map(|s| format!("the log of server {}: {}", s.id + 1, server_label(s)))
+}
+
+fn server_label(server: &super::ServerReport) -> String {
+    let mut label = server.engine_name().to_owned();
+    if let Some(host) = &server.host {
+        let _ = write!(label, " on {host}");
+    }
+    if let Some(port) = server.port {
+        let _ = write!(label, " port {port}");
+    }
+    label
 }
 
 fn first_line(text: &str, max: usize) -> String {
