@@ -814,7 +814,7 @@ mod tests {
         let all = Filter::default();
         assert!(report.findings.iter().all(|f| all.finding(f, &report)));
         let search = Filter {
-            search: "drafter".into(),
+            search: "readiness".into(),
             ..Filter::default()
         };
         let shown: Vec<&str> = report
@@ -823,7 +823,7 @@ mod tests {
             .filter(|f| search.finding(f, &report))
             .map(|f| f.rule.as_str())
             .collect();
-        assert!(shown.contains(&"drafter-unconfirmed"), "{shown:?}");
+        assert!(shown.contains(&"load-taken-as-ready"), "{shown:?}");
         assert!(shown.len() < report.findings.len());
         let no_errors = Filter {
             hidden_severities: vec![Severity::Error],

@@ -38,12 +38,7 @@ pub(crate) struct Lines {
 impl Lines {
     pub(crate) fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         // A final newline ends the last line; it does not start another.
         if starts.len() > 1 && starts.last() == Some(&text.len()) {
             starts.pop();
@@ -141,12 +136,30 @@ pub(crate) fn SourceViewer(
     let scroll_top = RwSignal::new(0.0f64);
     let view_height = RwSignal::new(480.0f64);
     let scroller = NodeRef::<Div>::new();
-    let all_lines: Arc<Vec<Lines>> =
-        Arc::new(sources.iter().map(|s| Lines::new(&s.text)).collect());
+    // Line indexes are made when a source is first shown, not all at once
+    // when the results arrive (a 100 MB log's index is a noticeable task).
+    let cache: StoredValue<Vec<Option<Arc<Lines>>>> = StoredValue::new(vec![None; sources.len()]);
+    let sources_for_index = sources.clone();
+    let lines_of = move |index: usize| -> Arc<Lines> {
+        if let Some(Some(lines)) = cache.with_value(|c| c.get(index).cloned()) {
+            return lines;
+        }
+        let lines = Arc::new(
+            sources_for_index
+                .get(index)
+                .map_or_else(|| Lines::new(""), |s| Lines::new(&s.text)),
+        );
+        cache.update_value(|c| {
+            if let Some(slot) = c.get_mut(index) {
+                *slot = Some(lines.clone());
+            }
+        });
+        lines
+    };
 
     // A focus request selects its source and scrolls to it.
-    let lines_for_focus = all_lines.clone();
     let sources_for_focus = sources.clone();
+    let lines_for_focus = lines_of.clone();
     Effect::new(move |_| {
         let Some(target) = focus.get() else { return };
         let Some(index) = sources_for_focus
@@ -156,7 +169,7 @@ pub(crate) fn SourceViewer(
             return;
         };
         selected.set(index);
-        let count = lines_for_focus.get(index).map_or(0, Lines::count);
+        let count = lines_for_focus(index).count();
         if let Some(element) = scroller.get_untracked() {
             let height = f64::from(element.client_height()).max(LINE_PX);
             let top = scroll_for(target.line_start.saturating_sub(1) as usize, height, count);
@@ -192,11 +205,11 @@ pub(crate) fn SourceViewer(
         })
         .collect_view();
 
-    let lines_for_layout = all_lines.clone();
-    let lines_for_view = all_lines.clone();
+    let lines_for_layout = lines_of.clone();
+    let lines_for_view = lines_of.clone();
     let sources_for_view = sources.clone();
     let layout = Memo::new(move |_| {
-        let count = lines_for_layout.get(selected.get()).map_or(0, Lines::count);
+        let count = lines_for_layout(selected.get()).count();
         window(scroll_top.get(), view_height.get(), count)
     });
     let spacer = move || format!("{}px", layout.get().spacer);
@@ -204,10 +217,10 @@ pub(crate) fn SourceViewer(
     let rows = move || {
         let index = selected.get();
         let Window { first, count, .. } = layout.get();
-        let (Some(source), Some(lines)) = (sources_for_view.get(index), lines_for_view.get(index))
-        else {
+        let Some(source) = sources_for_view.get(index) else {
             return Vec::new();
         };
+        let lines = lines_for_view(index);
         let hidden = !show_secrets.get() && !secrets.is_empty();
         let target = focus.get().filter(|f| f.source == source.name);
         (first..first + count)
@@ -228,7 +241,7 @@ pub(crate) fn SourceViewer(
             .collect::<Vec<_>>()
     };
     let total = move || {
-        let count = all_lines.get(selected.get()).map_or(0, Lines::count);
+        let count = lines_of(selected.get()).count();
         crate::present::plural(count, "line", "lines")
     };
 
