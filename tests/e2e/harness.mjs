@@ -41,6 +41,13 @@ export async function serveDist({ prefix = "/" } = {}) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     requests.push(url.pathname);
+    if (url.pathname.endsWith("/__blank__")) {
+      // An empty page of the same origin, for clearing storage (no icon
+      // request, so no 404 in the console).
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end('<!doctype html><link rel="icon" href="data:,"><title>blank</title>');
+      return;
+    }
     if (!url.pathname.startsWith(prefix)) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       return;

@@ -47,9 +47,10 @@ function instrument() {
 
 /** Clicks Analyze and waits for new results; wall time, worker time, longest task. */
 async function analyze(page) {
+  // Each analysis has a new run number.
   const before = await page.evaluate(() => {
     window.__measure.longTasks = [];
-    return document.querySelector('[data-testid="results"]')?.dataset.revision ?? "";
+    return document.querySelector('[data-testid="results"]')?.dataset.run ?? "";
   });
   const clicked = await page.evaluate(() => {
     window.__measure.clicked = performance.now();
@@ -59,7 +60,7 @@ async function analyze(page) {
   await page.waitForFunction(
     (before) => {
       const results = document.querySelector('[data-testid="results"]');
-      return results && results.dataset.revision !== before && !document.querySelector('[data-testid="progress"]');
+      return results && results.dataset.run !== before && !document.querySelector('[data-testid="progress"]');
     },
     before,
     { timeout: 120_000, polling: 20 },

@@ -230,6 +230,8 @@ pub(crate) struct Analysis {
     pub(crate) secrets: Arc<Vec<Secret>>,
     /// Time the analysis itself took, in milliseconds.
     pub(crate) millis: f64,
+    /// Which run of the page this was (each Analyze counts one).
+    pub(crate) run: u32,
 }
 
 impl Analysis {
@@ -256,6 +258,7 @@ impl Analysis {
             sources,
             secrets: Arc::new(reply.secrets),
             millis: reply.millis,
+            run: reply.id,
         }
     }
 

@@ -37,6 +37,7 @@ pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
         sources,
         secrets,
         millis,
+        run,
         ..
     } = analysis;
     let report = Arc::new(report);
@@ -117,6 +118,7 @@ pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
             class="results"
             data-testid="results"
             data-revision=revision.to_string()
+            data-run=run.to_string()
             aria-labelledby="results-title"
         >
             <div class="results-head">
