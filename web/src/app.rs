@@ -261,7 +261,11 @@ pub(crate) fn App() -> impl IntoView {
         current
     });
 
-    analyze.run(());
+    // The first analysis, unless there is nothing to analyze (after "clear
+    // all" a reload shows an empty editor, not an empty postmortem).
+    if inputs.with_untracked(|i| i.drafts().iter().any(|d| !d.text.trim().is_empty())) {
+        analyze.run(());
+    }
 
     let theme_label = move || match view.with(|v| v.theme) {
         Theme::System => "Theme: system",
