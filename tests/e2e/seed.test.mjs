@@ -11,21 +11,15 @@
 //
 // Environment: HINDSIGHT_DIST (default ../../dist), CHROMIUM (default
 // /usr/bin/chromium), HINDSIGHT_SCREENSHOTS=0 to skip writing screenshots.
+// The server and browser set-up is in harness.mjs; app.test.mjs covers the
+// rest of the page (worker, persistence, rules, viewer, sharing, filters).
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { mkdtemp, readFile, rm, stat, mkdir } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { attr, launch, open as openPage, root, screenshots, serveDist } from "./harness.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..", "..");
-const dist = path.resolve(process.env.HINDSIGHT_DIST ?? path.join(root, "dist"));
-const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const screenshots = path.join(root, "docs", "screenshots");
 const saveScreenshots = process.env.HINDSIGHT_SCREENSHOTS !== "0";
 
 const SEED_RULES = ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"];
@@ -47,105 +41,24 @@ function assertIncludes(list, wanted) {
   for (const item of wanted) assert.ok(list.includes(item), `${item} missing from ${JSON.stringify(list)}`);
 }
 
-const TYPES = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".wasm": "application/wasm",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".json": "application/json",
-  ".png": "image/png",
-};
-
-/** A static file server for dist/ that records every path asked for. */
-async function serveDist() {
-  const requests = [];
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    requests.push(url.pathname);
-    let file = path.normalize(path.join(dist, decodeURIComponent(url.pathname)));
-    if (file !== dist && !file.startsWith(dist + path.sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    try {
-      if ((await stat(file)).isDirectory()) file = path.join(file, "index.html");
-      const body = await readFile(file);
-      res.writeHead(200, {
-        "content-type": TYPES[path.extname(file)] ?? "application/octet-stream",
-        "cache-control": "no-store",
-      });
-      res.end(body);
-    } catch {
-      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-    }
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  return { server, requests, url: `http://127.0.0.1:${port}/` };
-}
-
 describe("hindsight web page", () => {
   let site;
-  let context;
-  let profile;
-  const offsite = [];
+  let browser;
+  let offsite;
 
   before(async () => {
-    await stat(path.join(dist, "index.html")).catch(() => {
-      throw new Error(`${dist}/index.html is missing: run \`trunk build --release\` first`);
-    });
-    await stat(chromiumPath).catch(() => {
-      throw new Error(`no Chromium at ${chromiumPath} (set CHROMIUM)`);
-    });
     site = await serveDist();
-    profile = await mkdtemp(path.join(tmpdir(), "hindsight-e2e-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-      viewport: { width: 1280, height: 900 },
-      acceptDownloads: true,
-    });
-    context.on("request", (request) => {
-      const url = new URL(request.url());
-      const local = url.protocol === "blob:" || url.protocol === "data:" || url.hostname === "127.0.0.1";
-      if (!local) offsite.push(request.url());
-    });
+    browser = await launch();
+    offsite = browser.offsite;
     if (saveScreenshots) await mkdir(screenshots, { recursive: true });
   });
 
   after(async () => {
-    await context?.close();
-    await new Promise((resolve) => (site ? site.server.close(resolve) : resolve()));
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
+    await site?.close();
   });
 
-  /** A new page with console errors and uncaught exceptions collected. */
-  async function open() {
-    const page = await context.newPage();
-    const errors = [];
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text());
-    });
-    page.on("pageerror", (error) => errors.push(String(error)));
-    await page.goto(site.url);
-    await page.locator('[data-testid="results"]').waitFor({ timeout: 30_000 });
-    return { page, errors };
-  }
-
-  const attr = (page, selector, name) =>
-    page.locator(selector).evaluateAll((els, name) => els.map((e) => e.getAttribute(name)), name);
+  const open = () => openPage(browser.context, site.url);
 
   test("analyzes the seed example on load", async () => {
     const { page, errors } = await open();
@@ -246,11 +159,12 @@ describe("hindsight web page", () => {
     const requestsAtLoad = site.requests.length;
     const before = await page.getByTestId("summary").innerText();
 
+    // "Clear all" empties the inputs and the results.
     await page.getByTestId("clear-sources").click();
     assert.equal(await page.getByTestId("source-editor").count(), 1);
+    assert.equal(await page.getByTestId("results").count(), 0);
     await page.getByTestId("source-text").fill(SMALL_TRANSCRIPT);
     await page.getByTestId("source-format").selectOption("pasted-text");
-    await page.getByTestId("stale").waitFor();
     await page.getByTestId("analyze").click();
 
     const summary = page.getByTestId("summary");
@@ -305,6 +219,7 @@ describe("hindsight web page", () => {
       .evaluateAll((els) => els.map((e) => e.value));
     assert.deepEqual(names, ["transcript.txt", "sglang_eagle3_aqmedai.log"]);
     await page.getByTestId("source-text").nth(1).press("Control+Enter");
+    await page.getByTestId("results").waitFor();
     await page.getByTestId("stale").waitFor({ state: "detached" });
     assertIncludes(await attr(page, '[data-testid="finding"]', "data-rule"), SEED_RULES);
 

@@ -1,6 +1,7 @@
 //! The few browser APIs the page needs beyond rendering: saving a file through
-//! a Blob and an object URL, reading picked files, and the clipboard. All of
-//! it stays on the machine; nothing here makes a network request.
+//! a Blob and an object URL, reading picked files, the clipboard,
+//! `localStorage`, the URL fragment and the theme attribute. All of it stays
+//! on the machine; nothing here makes a network request.
 
 use std::cell::RefCell;
 
@@ -46,6 +47,61 @@ pub(crate) async fn copy(text: &str) -> Result<(), String> {
         .await
         .map(|_| ())
         .map_err(describe)
+}
+
+/// The stored value under `key`, if any.
+pub(crate) fn load(key: &str) -> Option<String> {
+    let storage = gloo::utils::window().local_storage().ok()??;
+    storage.get_item(key).ok()?
+}
+
+/// Stores `value` under `key`; the error says why not (quota, private mode).
+pub(crate) fn store(key: &str, value: &str) -> Result<(), String> {
+    let storage = gloo::utils::window()
+        .local_storage()
+        .map_err(describe)?
+        .ok_or("this browser keeps no local storage")?;
+    storage.set_item(key, value).map_err(describe)
+}
+
+/// Forgets what is stored under `key`.
+pub(crate) fn forget(key: &str) {
+    if let Ok(Some(storage)) = gloo::utils::window().local_storage() {
+        let _ = storage.remove_item(key);
+    }
+}
+
+/// The page's URL fragment, with its `#` (empty when there is none).
+pub(crate) fn fragment() -> String {
+    gloo::utils::window().location().hash().unwrap_or_default()
+}
+
+/// The page's URL with `fragment` in place of its own.
+pub(crate) fn url_with_fragment(fragment: &str) -> String {
+    let href = gloo::utils::window().location().href().unwrap_or_default();
+    let base = href.split_once('#').map_or(href.as_str(), |(base, _)| base);
+    format!("{base}{fragment}")
+}
+
+/// Drops the fragment from the address bar without reloading or adding a
+/// history entry, so a reload does not load a shared link over later edits.
+pub(crate) fn clear_fragment() {
+    let window = gloo::utils::window();
+    if let Ok(history) = window.history() {
+        let url = url_with_fragment("");
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Sets `data-theme` on the root element (`system` removes it).
+pub(crate) fn set_theme(theme: &str) {
+    if let Some(root) = gloo::utils::document().document_element() {
+        let _ = if theme == "system" {
+            root.remove_attribute("data-theme")
+        } else {
+            root.set_attribute("data-theme", theme)
+        };
+    }
 }
 
 /// A JavaScript error as text.

@@ -1,26 +1,39 @@
 //! The input panel: one editor per source (name, format, text, remove), the
-//! toolbar that adds, loads (pick or drop) and clears sources, and the
+//! toolbar that adds, loads (pick or drop) and clears everything, and the
 //! Analyze button. It only wires the [`Inputs`] signal to views; every change
 //! is an [`Inputs`] method.
+//!
+//! A text over [`LARGE`] is not put in a text box (Chromium takes seconds to
+//! lay out 100 MB in a `<textarea>`, and every keystroke would copy it): the
+//! editor shows its size instead, and the source viewer shows the text. A
+//! paste that large is taken from the clipboard event directly.
 
 // `#[component]` expands to builder items declared `pub`, which this binary
 // crate cannot export; the lint has nothing to fix in them.
 #![allow(unreachable_pub)]
 
-use leptos::ev::{DragEvent, Event, KeyboardEvent};
+use leptos::ev::{ClipboardEvent, DragEvent, Event, KeyboardEvent};
 use leptos::prelude::*;
 
+use crate::app::State;
 use crate::browser;
-use crate::model::{Analysis, Inputs, format_choice_value, format_options};
-use crate::present::{plural, text_stats};
+use crate::model::{Inputs, format_choice_value, format_options};
+use crate::present::{plural, size, text_stats};
+
+/// Texts longer than this (bytes) are kept out of the text box.
+pub(crate) const LARGE: usize = 2_000_000;
 
 /// The whole input panel.
 #[component]
-pub(crate) fn InputPanel(
-    inputs: RwSignal<Inputs>,
-    analysis: RwSignal<Option<Analysis>>,
-    analyze: Callback<()>,
-) -> impl IntoView {
+pub(crate) fn InputPanel(state: State) -> impl IntoView {
+    let State {
+        inputs,
+        analysis,
+        config,
+        analyze,
+        clear_all,
+        ..
+    } = state;
     let error = RwSignal::new(None::<String>);
     let load = move |list: Option<web_sys::FileList>| {
         let files: Vec<web_sys::File> = list
@@ -49,9 +62,21 @@ pub(crate) fn InputPanel(
         ev.prevent_default();
         load(ev.data_transfer().and_then(|data| data.files()));
     };
-    let stale =
-        move || analysis.with(|a| a.as_ref().is_some_and(|a| inputs.with(|i| a.is_stale(i))));
-    let sources = move || inputs.with(|i| i.to_sources().len());
+    let stale = move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .is_some_and(|a| inputs.with(|i| config.with(|c| a.is_stale(i, c))))
+        })
+    };
+    // Counted without `to_sources`, which would copy every text.
+    let sources = move || {
+        inputs.with(|i| {
+            i.drafts()
+                .iter()
+                .filter(|d| !d.text.trim().is_empty())
+                .count()
+        })
+    };
 
     view! {
         <section
@@ -74,6 +99,7 @@ pub(crate) fn InputPanel(
                             type="file"
                             multiple
                             class="visually-hidden"
+                            aria-label="Open files"
                             data-testid="file-input"
                             on:change=on_pick
                         />
@@ -94,9 +120,10 @@ pub(crate) fn InputPanel(
                         type="button"
                         class="button quiet"
                         data-testid="clear-sources"
-                        on:click=move |_| inputs.update(Inputs::clear)
+                        title="Remove every source, the results and everything this page kept in the browser"
+                        on:click=move |_| clear_all.run(())
                     >
-                        "Clear"
+                        "Clear all"
                     </button>
                 </div>
             </div>
@@ -144,7 +171,33 @@ fn SourceEditor(id: u32, inputs: RwSignal<Inputs>, analyze: Callback<()>) -> imp
         move || inputs.with(|i| i.draft(id).map(get).unwrap_or_default())
     };
     let format = move || inputs.with(|i| format_choice_value(i.draft(id).and_then(|d| d.format)));
-    let stats = move || inputs.with(|i| i.draft(id).map(|d| text_stats(&d.text)));
+    let large = move || inputs.with(|i| i.draft(id).is_some_and(|d| d.text.len() > LARGE));
+    let stats = move || {
+        inputs.with(|i| {
+            i.draft(id).map(|d| {
+                if d.text.len() > LARGE {
+                    // Counting lines of 100 MB on every keystroke elsewhere
+                    // would stall typing; the size says enough.
+                    size(d.text.len())
+                } else {
+                    text_stats(&d.text)
+                }
+            })
+        })
+    };
+    // A huge paste goes straight from the clipboard event into the inputs.
+    let on_paste = move |ev: ClipboardEvent| {
+        let Some(text) = ev
+            .clipboard_data()
+            .and_then(|data| data.get_data("text").ok())
+        else {
+            return;
+        };
+        if text.len() > LARGE {
+            ev.prevent_default();
+            inputs.update(|i| i.set_text(id, &text));
+        }
+    };
     let on_key = move |ev: KeyboardEvent| {
         if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
             ev.prevent_default();
@@ -194,16 +247,37 @@ fn SourceEditor(id: u32, inputs: RwSignal<Inputs>, analyze: Callback<()>) -> imp
                     "×"
                 </button>
             </div>
-            <textarea
-                class="source-text"
-                data-testid="source-text"
-                aria-label="Source text"
-                spellcheck="false"
-                placeholder="Paste a transcript ([msg N] markers, $ prompts and output) or a server log"
-                prop:value=field(|d| d.text.clone())
-                on:input=move |ev| inputs.update(|i| i.set_text(id, &event_target_value(&ev)))
-                on:keydown=on_key
-            ></textarea>
+            <Show
+                when=large
+                fallback=move || {
+                    view! {
+                        <textarea
+                            class="source-text"
+                            data-testid="source-text"
+                            aria-label="Source text"
+                            spellcheck="false"
+                            placeholder="Paste a transcript ([msg N] markers, $ prompts and output) or a server log"
+                            prop:value=field(|d| d.text.clone())
+                            on:input=move |ev| {
+                                inputs.update(|i| i.set_text(id, &event_target_value(&ev)))
+                            }
+                            on:paste=on_paste
+                            on:keydown=on_key
+                        ></textarea>
+                    }
+                }
+            >
+                <div class="source-large" data-testid="source-large" tabindex="0" on:keydown=on_key>
+                    "Too large to edit here; the source viewer below shows it after analysis. "
+                    <button
+                        type="button"
+                        class="button small quiet"
+                        on:click=move |_| inputs.update(|i| i.set_text(id, ""))
+                    >
+                        "Empty it"
+                    </button>
+                </div>
+            </Show>
             <div class="editor-foot muted">{stats}</div>
         </div>
     }

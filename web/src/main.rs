@@ -2,20 +2,35 @@
 //! see what the agent verified and what it only assumed.
 //!
 //! A Leptos client-side app built by Trunk. All analysis runs in the browser
-//! through [`hindsight_core::analyze`]; the page makes no request after load.
-//! Logic lives in plain modules ([`model`], [`present`]) with native tests;
-//! the component modules ([`app`], [`editor`], [`results`]) only wire signals
-//! to views, and [`browser`] holds the few browser APIs used directly.
+//! through [`hindsight_core::analyze_with`], in a Web Worker ([`worker`]) so
+//! the page never freezes; the page makes no request after load.
+//! Logic lives in plain modules ([`model`], [`present`], [`protocol`],
+//! [`saved`], [`share`], [`viewer`]) with native tests; the component modules
+//! ([`app`], [`editor`], [`results`], [`settings`]) only wire signals to
+//! views, and [`browser`] and [`worker`] hold the browser APIs used directly.
+//!
+//! The same wasm runs in the page and in the worker: `main` mounts the page
+//! when there is a `window`, and otherwise serves analysis requests.
 
 mod app;
 mod browser;
 mod editor;
 mod model;
 mod present;
+mod protocol;
 mod results;
+mod saved;
 mod seed;
+mod settings;
+mod share;
+mod viewer;
+mod worker;
 
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(app::App);
+    if worker::in_page() {
+        leptos::mount::mount_to_body(app::App);
+    } else {
+        worker::serve();
+    }
 }

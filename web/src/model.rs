@@ -5,7 +5,13 @@
 //! Nothing here touches the DOM or Leptos, so all of it is tested natively;
 //! the components hold one [`Inputs`] in a signal and call these methods.
 
-use hindsight_core::{Format, Report, Source};
+use std::sync::Arc;
+
+use hindsight_core::{Config, Format, Report, Severity, Source};
+
+#[cfg(test)]
+use crate::protocol;
+use crate::protocol::{Reply, Secret};
 
 /// The value of the format select that means "let the core detect it".
 pub(crate) const AUTO_DETECT: &str = "auto";
@@ -41,6 +47,23 @@ impl Inputs {
             inputs.add(name, text);
         }
         inputs
+    }
+
+    /// Every source, in order.
+    pub(crate) fn drafts(&self) -> &[Draft] {
+        &self.drafts
+    }
+
+    /// Adds a source with a chosen format (`None`: detect it).
+    pub(crate) fn add_with_format(
+        &mut self,
+        name: &str,
+        text: &str,
+        format: Option<Format>,
+    ) -> u32 {
+        let id = self.add(name, text);
+        self.edit(id, |d| d.format = format);
+        id
     }
 
     pub(crate) fn draft(&self, id: u32) -> Option<&Draft> {
@@ -194,26 +217,84 @@ impl Inputs {
     }
 }
 
-/// A report and the input revision it was computed from.
+/// A report, what it was computed from, and what the views need beside it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Analysis {
     pub(crate) report: Report,
+    /// The input revision and rule configuration it came from.
     pub(crate) revision: u64,
+    pub(crate) config: Config,
+    /// The texts as analyzed (the source viewer shows these, not later edits).
+    pub(crate) sources: Arc<Vec<Source>>,
+    /// Credentials in those texts, for redacting the source viewer.
+    pub(crate) secrets: Arc<Vec<Secret>>,
+    /// Time the analysis itself took, in milliseconds.
+    pub(crate) millis: f64,
+    /// Which run of the page this was (each Analyze counts one).
+    pub(crate) run: u32,
 }
 
 impl Analysis {
-    /// Runs the analysis on the current inputs.
-    pub(crate) fn of(inputs: &Inputs) -> Self {
+    /// Runs the analysis here and now (the page itself always goes through
+    /// the worker, or [`protocol::run`] without one).
+    #[cfg(test)]
+    pub(crate) fn of(inputs: &Inputs, config: &Config) -> Self {
+        let sources = inputs.to_sources();
+        let reply = protocol::run(0, config, &sources);
+        Self::from_reply(reply, inputs.revision(), config.clone(), Arc::new(sources))
+    }
+
+    /// The analysis a worker sent back for these inputs.
+    pub(crate) fn from_reply(
+        reply: Reply,
+        revision: u64,
+        config: Config,
+        sources: Arc<Vec<Source>>,
+    ) -> Self {
         Self {
-            report: hindsight_core::analyze(&inputs.to_sources()),
-            revision: inputs.revision(),
+            report: reply.report,
+            revision,
+            config,
+            sources,
+            secrets: Arc::new(reply.secrets),
+            millis: reply.millis,
+            run: reply.id,
         }
     }
 
-    /// Whether the inputs changed since this analysis.
-    pub(crate) fn is_stale(&self, inputs: &Inputs) -> bool {
-        self.revision != inputs.revision()
+    /// Whether the inputs or the rule configuration changed since.
+    pub(crate) fn is_stale(&self, inputs: &Inputs, config: &Config) -> bool {
+        self.revision != inputs.revision() || &self.config != config
     }
+}
+
+/// Turns a rule on or off.
+pub(crate) fn set_rule_enabled(config: &mut Config, id: &str, enabled: bool) {
+    if enabled {
+        config.ignore.remove(id);
+        if let Some(select) = &mut config.select {
+            select.insert(id.to_owned());
+        }
+    } else {
+        config.ignore.insert(id.to_owned());
+    }
+}
+
+/// Sets a rule's severity; its default severity removes the override.
+pub(crate) fn set_rule_severity(config: &mut Config, id: &str, severity: Severity) {
+    let default = hindsight_core::rules::find(id).map(|r| r.severity);
+    if default == Some(severity) {
+        config.severity.remove(id);
+    } else {
+        config.severity.insert(id.to_owned(), severity);
+    }
+}
+
+/// A severity from its name (`error`, `warning`, `info`).
+pub(crate) fn severity_from_name(name: &str) -> Option<Severity> {
+    [Severity::Error, Severity::Warning, Severity::Info]
+        .into_iter()
+        .find(|s| s.name() == name)
 }
 
 /// The options of the format select: (value, label), auto-detect first.
@@ -333,14 +414,44 @@ mod tests {
     }
 
     #[test]
-    fn an_analysis_goes_stale_when_the_inputs_change() {
+    fn an_analysis_goes_stale_when_the_inputs_or_rules_change() {
         let mut inputs = crate::seed::inputs();
-        let analysis = Analysis::of(&inputs);
+        let mut config = Config::default();
+        let analysis = Analysis::of(&inputs, &config);
         assert!(analysis.report.findings.len() >= 3);
-        assert!(!analysis.is_stale(&inputs));
+        assert!(!analysis.is_stale(&inputs, &config));
         inputs.set_name(inputs.ids()[0], "renamed.txt");
-        assert!(analysis.is_stale(&inputs));
-        assert!(!Analysis::of(&inputs).is_stale(&inputs));
+        assert!(analysis.is_stale(&inputs, &config));
+        let analysis = Analysis::of(&inputs, &config);
+        assert!(!analysis.is_stale(&inputs, &config));
+        set_rule_enabled(&mut config, "port-unchecked", false);
+        assert!(analysis.is_stale(&inputs, &config));
+    }
+
+    #[test]
+    fn rules_turn_off_and_change_severity_through_the_config() {
+        let inputs = crate::seed::inputs();
+        let mut config = Config::default();
+        set_rule_enabled(&mut config, "port-unchecked", false);
+        set_rule_severity(&mut config, "ranks-uncounted", Severity::Info);
+        assert!(config.validate().is_ok());
+        let report = Analysis::of(&inputs, &config).report;
+        assert!(report.findings.iter().all(|f| f.rule != "port-unchecked"));
+        let ranks = report.findings.iter().find(|f| f.rule == "ranks-uncounted");
+        assert_eq!(ranks.map(|f| f.severity), Some(Severity::Info));
+
+        set_rule_enabled(&mut config, "port-unchecked", true);
+        let default = hindsight_core::rules::find("ranks-uncounted").map(|r| r.severity);
+        if let Some(default) = default {
+            set_rule_severity(&mut config, "ranks-uncounted", default);
+        }
+        assert_eq!(
+            config,
+            Config::default(),
+            "back to defaults leaves no overrides"
+        );
+        assert_eq!(severity_from_name("warning"), Some(Severity::Warning));
+        assert_eq!(severity_from_name("loud"), None);
     }
 
     #[test]

@@ -301,6 +301,300 @@ pub(crate) fn inline_code(markdown: &str) -> Vec<Inline> {
     pieces
 }
 
+/// What the filter bar lets through.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Filter {
+    /// Lower-cased search text; empty matches everything.
+    pub(crate) search: String,
+    /// Severities and checkpoint kinds switched off.
+    pub(crate) hidden_severities: Vec<Severity>,
+    pub(crate) hidden_kinds: Vec<&'static str>,
+    /// Only this host (`local` for commands run without `ssh`).
+    pub(crate) host: Option<String>,
+    /// Only this server (its index in the report).
+    pub(crate) server: Option<usize>,
+}
+
+/// The host label of a command or server: its host, or `local`.
+pub(crate) fn host_label(host: Option<&str>) -> String {
+    host.unwrap_or("local").to_owned()
+}
+
+/// Whether `needle` (lower-case) occurs in any of `texts`, ignoring case.
+fn mentions(needle: &str, texts: &[&str]) -> bool {
+    needle.is_empty() || texts.iter().any(|t| t.to_lowercase().contains(needle))
+}
+
+impl Filter {
+    pub(crate) fn finding(&self, finding: &FindingReport, report: &Report) -> bool {
+        let server = finding.server.and_then(|i| report.servers.get(i));
+        let host = host_label(server.and_then(|s| s.host.as_deref()));
+        !self.hidden_severities.contains(&finding.severity)
+            && self.host.as_ref().is_none_or(|h| *h == host)
+            && self.server.is_none_or(|s| finding.server == Some(s))
+            && (mentions(
+                &self.search,
+                &[
+                    &finding.rule,
+                    &finding.title,
+                    &finding.message,
+                    &finding.suggestion,
+                ],
+            ) || finding
+                .evidence
+                .iter()
+                .any(|e| mentions(&self.search, &[&e.text])))
+    }
+
+    pub(crate) fn checkpoint(&self, checkpoint: &CheckpointReport, report: &Report) -> bool {
+        let host = host_label(checkpoint.host.as_deref());
+        let server_host = self
+            .server
+            .and_then(|i| report.servers.get(i))
+            .map(|s| host_label(s.host.as_deref()));
+        !self.hidden_kinds.contains(&checkpoint.kind_name())
+            && self.host.as_ref().is_none_or(|h| *h == host)
+            && server_host.is_none_or(|h| h == host)
+            && mentions(
+                &self.search,
+                &[
+                    &checkpoint.command,
+                    checkpoint.output.as_ref().map_or("", |o| o.text.as_str()),
+                ],
+            )
+    }
+}
+
+/// Every host in the report, in order of first appearance.
+pub(crate) fn hosts(report: &Report) -> Vec<String> {
+    let mut hosts: Vec<String> = Vec::new();
+    let all = report
+        .checkpoints
+        .iter()
+        .map(|c| c.host.as_deref())
+        .chain(report.servers.iter().map(|s| s.host.as_deref()));
+    for host in all {
+        let label = host_label(host);
+        if !hosts.contains(&label) {
+            hosts.push(label);
+        }
+    }
+    hosts
+}
+
+/// A server in one line: `sglang · host:8000`.
+pub(crate) fn server_label(server: &ServerReport) -> String {
+    let place = match (&server.host, server.port) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.clone(),
+        (None, Some(port)) => format!("port {port}"),
+        (None, None) => "local".to_owned(),
+    };
+    format!("{} · {place}", server.engine_name())
+}
+
+/// Seconds since midnight of a log time such as `2026-02-11 22:34:41` (or
+/// `22:34:41.123`, `2026-02-11T22:34:41Z`): the first `HH:MM:SS` in it.
+pub(crate) fn seconds_of(time: &str) -> Option<u32> {
+    let bytes = time.as_bytes();
+    (0..bytes.len().saturating_sub(7)).find_map(|i| {
+        let t = bytes.get(i..i + 8)?;
+        let digit = |k: usize| t[k].is_ascii_digit();
+        if !(digit(0)
+            && digit(1)
+            && t[2] == b':'
+            && digit(3)
+            && digit(4)
+            && t[5] == b':'
+            && digit(6)
+            && digit(7))
+        {
+            return None;
+        }
+        let n = |k: usize| u32::from(t[k] - b'0') * 10 + u32::from(t[k + 1] - b'0');
+        Some(n(0) * 3600 + n(3) * 60 + n(6))
+    })
+}
+
+/// `34 s`, `2 min 5 s`, `1 h 3 min`.
+pub(crate) fn duration(seconds: u32) -> String {
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 if seconds.is_multiple_of(60) => format!("{} min", seconds / 60),
+        60..3600 => format!("{} min {} s", seconds / 60, seconds % 60),
+        _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+/// The note between two consecutive checkpoints when time passed or
+/// messages went by: `12 messages later`, `3 min later`.
+pub(crate) fn gap(before: &CheckpointReport, after: &CheckpointReport) -> Option<String> {
+    let seconds = match (
+        before.time.as_deref().and_then(seconds_of),
+        after.time.as_deref().and_then(seconds_of),
+    ) {
+        (Some(a), Some(b)) if b >= a + 60 => Some(b - a),
+        _ => None,
+    };
+    let messages = match (before.message, after.message) {
+        (Some(a), Some(b)) if b > a + 1 => Some(b - a - 1),
+        _ => None,
+    };
+    match (seconds, messages) {
+        (Some(s), _) => Some(format!("{} later", duration(s))),
+        (None, Some(m)) => Some(format!(
+            "{} later",
+            plural(m as usize, "message", "messages")
+        )),
+        (None, None) => None,
+    }
+}
+
+/// The line under the overview saying what its axes are.
+pub(crate) fn lanes_caption(report: &Report) -> String {
+    let first = report.checkpoints.first().and_then(|c| c.message);
+    let last = report.checkpoints.last().and_then(|c| c.message);
+    let hosts = match (first, last) {
+        (Some(a), Some(b)) if a != b => format!("Checkpoints placed by message (msg {a} to {b})"),
+        _ => "Checkpoints in order".to_owned(),
+    };
+    if report.servers.is_empty() {
+        hosts
+    } else {
+        format!("{hosts}; server bars by their log's clock")
+    }
+}
+
+/// One lane of the timeline overview.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Lane {
+    pub(crate) label: String,
+    pub(crate) marks: Vec<Mark>,
+    pub(crate) segments: Vec<Segment>,
+}
+
+/// A checkpoint on a host's lane, at `x` percent of the width.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Mark {
+    pub(crate) x: f64,
+    pub(crate) kind: &'static str,
+    pub(crate) checkpoint: usize,
+    pub(crate) title: String,
+}
+
+/// A phase on a server's lane: from `x` for `width` percent.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Segment {
+    pub(crate) x: f64,
+    pub(crate) width: f64,
+    pub(crate) phase: &'static str,
+    pub(crate) label: String,
+}
+
+/// The overview: a lane per host with its checkpoints placed by message
+/// (or by order when there are no message numbers), then a lane per server
+/// across the whole width on its own clock (its log's times), split into its
+/// phases by their durations (equal parts when the log has no times). A
+/// failure ends the bar. Transcripts rarely carry times, so the two axes
+/// cannot be one; [`lanes_caption`] says which is which.
+pub(crate) fn lanes(report: &Report) -> Vec<Lane> {
+    let checkpoints = &report.checkpoints;
+    let by_message = checkpoints.iter().all(|c| c.message.is_some());
+    let position = |i: usize| -> f64 {
+        let (at, lo, hi) = if by_message {
+            let m = |k: usize| checkpoints.get(k).and_then(|c| c.message).unwrap_or(0) as f64;
+            (m(i), m(0), m(checkpoints.len().saturating_sub(1)))
+        } else {
+            (i as f64, 0.0, checkpoints.len().saturating_sub(1) as f64)
+        };
+        if hi > lo {
+            2.0 + 96.0 * (at - lo) / (hi - lo)
+        } else {
+            50.0
+        }
+    };
+    let mut lanes: Vec<Lane> = hosts(report)
+        .into_iter()
+        .filter(|host| {
+            checkpoints
+                .iter()
+                .any(|c| host_label(c.host.as_deref()) == *host)
+        })
+        .map(|host| Lane {
+            marks: checkpoints
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| host_label(c.host.as_deref()) == host)
+                .map(|(i, c)| Mark {
+                    x: position(i),
+                    kind: c.kind_name(),
+                    checkpoint: i,
+                    title: format!("{}: {}", c.kind_name(), c.command),
+                })
+                .collect(),
+            segments: Vec::new(),
+            label: host,
+        })
+        .collect();
+    for server in &report.servers {
+        let start = 0.0;
+        let span = 99.0;
+        let times: Vec<Option<u32>> = server
+            .phases
+            .iter()
+            .map(|p| p.time.as_deref().and_then(seconds_of))
+            .collect();
+        // Each phase lasts until the next one with a time; the last gets a
+        // share as long as the average, so it stays visible.
+        let lengths: Vec<Option<u32>> = (0..times.len())
+            .map(|i| match (times[i], times.get(i + 1).copied().flatten()) {
+                (Some(a), Some(b)) if b >= a => Some(b - a),
+                _ => None,
+            })
+            .collect();
+        let known: Vec<u32> = lengths.iter().flatten().copied().collect();
+        let fallback = if known.is_empty() {
+            1.0
+        } else {
+            (f64::from(known.iter().sum::<u32>()) / known.len() as f64).max(1.0)
+        };
+        let weights: Vec<f64> = lengths
+            .iter()
+            .map(|l| l.map_or(fallback, |s| f64::from(s).max(fallback / 10.0)))
+            .collect();
+        let total: f64 = weights.iter().sum::<f64>().max(f64::EPSILON);
+        let mut x = start;
+        let mut segments: Vec<Segment> = Vec::new();
+        for ((phase, weight), length) in server.phases.iter().zip(&weights).zip(&lengths) {
+            let width = span * weight / total;
+            segments.push(Segment {
+                x,
+                width,
+                phase: phase.phase_name(),
+                label: match length {
+                    Some(s) => format!("{} · {}", phase.phase_name(), duration(*s)),
+                    None => phase.phase_name().to_owned(),
+                },
+            });
+            x += width;
+        }
+        if let Some(failure) = &server.failure {
+            segments.push(Segment {
+                x: x.min(97.0),
+                width: 1.0,
+                phase: "failed",
+                label: format!("failed: {}", failure.kind),
+            });
+        }
+        lanes.push(Lane {
+            label: server_label(server),
+            marks: Vec::new(),
+            segments,
+        });
+    }
+    lanes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,5 +806,98 @@ mod tests {
         assert_eq!(plural(1, "server", "servers"), "1 server");
         assert_eq!(plural(0, "server", "servers"), "0 servers");
         assert_eq!(status_label(CheckStatus::NotChecked), "never checked");
+    }
+
+    #[test]
+    fn filters_narrow_findings_and_checkpoints() {
+        let report = hindsight_core::analyze(&crate::seed::sources());
+        let all = Filter::default();
+        assert!(report.findings.iter().all(|f| all.finding(f, &report)));
+        let search = Filter {
+            search: "readiness".into(),
+            ..Filter::default()
+        };
+        let shown: Vec<&str> = report
+            .findings
+            .iter()
+            .filter(|f| search.finding(f, &report))
+            .map(|f| f.rule.as_str())
+            .collect();
+        assert!(shown.contains(&"load-taken-as-ready"), "{shown:?}");
+        assert!(shown.len() < report.findings.len());
+        let no_errors = Filter {
+            hidden_severities: vec![Severity::Error],
+            ..Filter::default()
+        };
+        assert!(
+            report
+                .findings
+                .iter()
+                .filter(|f| no_errors.finding(f, &report))
+                .all(|f| f.severity != Severity::Error)
+        );
+        let verify_only = Filter {
+            hidden_kinds: vec!["build", "kill", "launch", "wait", "other"],
+            ..Filter::default()
+        };
+        assert!(
+            report
+                .checkpoints
+                .iter()
+                .filter(|c| verify_only.checkpoint(c, &report))
+                .all(|c| c.kind_name() == "verify")
+        );
+        let elsewhere = Filter {
+            host: Some("nowhere".into()),
+            ..Filter::default()
+        };
+        assert!(
+            !report
+                .checkpoints
+                .iter()
+                .any(|c| elsewhere.checkpoint(c, &report))
+        );
+        assert_eq!(hosts(&report), ["root@10.1.230.174"]);
+    }
+
+    #[test]
+    fn times_durations_and_gaps() {
+        assert_eq!(seconds_of("2026-02-11 22:34:41"), Some(81_281));
+        assert_eq!(seconds_of("[22:34:41.5]"), Some(81_281));
+        assert_eq!(seconds_of("no time"), None);
+        assert_eq!(duration(34), "34 s");
+        assert_eq!(duration(125), "2 min 5 s");
+        assert_eq!(duration(3 * 3600 + 120), "3 h 2 min");
+        let report = hindsight_core::analyze(&crate::seed::sources());
+        let gaps: Vec<String> = report
+            .checkpoints
+            .windows(2)
+            .filter_map(|w| gap(&w[0], &w[1]))
+            .collect();
+        assert!(
+            gaps.iter().any(|g| g.ends_with("messages later")),
+            "{gaps:?}"
+        );
+    }
+
+    #[test]
+    fn lanes_place_hosts_and_server_phases() {
+        let report = hindsight_core::analyze(&crate::seed::sources());
+        let lanes = lanes(&report);
+        assert_eq!(lanes.len(), 2, "one host, one server");
+        let host = &lanes[0];
+        assert_eq!(host.marks.len(), report.checkpoints.len());
+        assert!(host.marks.iter().all(|m| (0.0..=100.0).contains(&m.x)));
+        assert!(host.marks.windows(2).all(|w| w[0].x <= w[1].x));
+        let server = &lanes[1];
+        assert!(server.label.starts_with("sglang"));
+        assert_eq!(server.segments.len(), report.servers[0].phases.len());
+        let end = server.segments.last().map_or(0.0, |s| s.x + s.width);
+        assert!(end <= 100.0 + 1e-9, "{end}");
+        assert!(
+            server.segments.iter().any(|s| s.label.contains("13 s")),
+            "{:?}",
+            server.segments
+        );
     }
 }

@@ -1,11 +1,15 @@
-//! The results: summary and exports, findings grouped by severity with their
-//! evidence, suggested check and rule documentation, the servers, the
-//! timeline of checkpoints, the sources and any diagnostics. Each component
-//! renders one part of a [`Report`]; the words come from [`crate::present`].
+//! The results: summary, exports and sharing, the filter bar, findings
+//! grouped by severity with their evidence, suggested check and rule
+//! documentation, the timeline (lanes per host and server, then every
+//! checkpoint), the servers, the source viewer and any diagnostics. Each
+//! component renders one part of a [`Report`]; the words come from
+//! [`crate::present`].
 
 // `#[component]` expands to builder items declared `pub`, which this binary
 // crate cannot export; the lint has nothing to fix in them.
 #![allow(unreachable_pub)]
+
+use std::sync::Arc;
 
 use hindsight_core::Severity;
 use hindsight_core::report::{
@@ -14,24 +18,99 @@ use hindsight_core::report::{
 use hindsight_core::rules::Rule;
 use leptos::prelude::*;
 
+use crate::app::State;
 use crate::browser;
-use crate::present::{self, Inline};
+use crate::model::Analysis;
+use crate::present::{self, Filter, Inline};
+use crate::share;
+use crate::viewer::{Focus, SourceViewer};
+
+/// Checkpoint kinds, in the order the filter bar lists them.
+const KINDS: [&str; 6] = ["build", "kill", "launch", "verify", "wait", "other"];
 
 /// Everything below the inputs for one report.
 #[component]
-pub(crate) fn Results(report: Report, revision: u64) -> impl IntoView {
+pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
+    let Analysis {
+        report,
+        revision,
+        sources,
+        secrets,
+        millis,
+        run,
+        ..
+    } = analysis;
+    let report = Arc::new(report);
+    provide_context(state.focus);
     let summary = present::summary(&report);
     let groups = present::by_severity(&report);
-    let export_error = RwSignal::new(None::<String>);
+    let message = RwSignal::new(None::<(bool, String)>);
+    let share_link = RwSignal::new(None::<String>);
     let markdown = hindsight_core::report::markdown::render(&report);
     let json = report.to_json();
     let export = move |name: &'static str, mime: &'static str, text: String| {
         move |_| {
             if let Err(e) = browser::download(name, mime, &text) {
-                export_error.set(Some(format!("Export failed: {e}")));
+                message.set(Some((true, format!("Export failed: {e}"))));
             }
         }
     };
+    let markdown_for_copy = markdown.clone();
+    let copy_markdown = move |_| {
+        let text = markdown_for_copy.clone();
+        leptos::task::spawn_local(async move {
+            message.set(Some(match browser::copy(&text).await {
+                Ok(()) => (
+                    false,
+                    "The Markdown postmortem is on the clipboard.".to_owned(),
+                ),
+                Err(e) => (true, format!("Could not copy: {e}")),
+            }));
+        });
+    };
+    let share = move |_| {
+        let fragment = state
+            .inputs
+            .with_untracked(|i| state.config.with_untracked(|c| share::encode(i, c)));
+        match fragment {
+            Ok(fragment) => {
+                let link = browser::url_with_fragment(&fragment);
+                share_link.set(Some(link.clone()));
+                leptos::task::spawn_local(async move {
+                    let copied = browser::copy(&link).await.is_ok();
+                    message.set(Some((
+                        false,
+                        format!(
+                            "Share link ready{} ({} KB). It holds the inputs with credentials redacted, in the part of the link browsers never send to a server.",
+                            if copied { " and copied" } else { "" },
+                            link.len().div_ceil(1024)
+                        ),
+                    )));
+                });
+            }
+            Err(e) => {
+                share_link.set(None);
+                message.set(Some((true, e.to_string())));
+            }
+        }
+    };
+    let print = move |_| {
+        let _ = gloo::utils::window().print();
+    };
+
+    // The filter bar's state; the search text is kept with the view.
+    let view = state.view;
+    let hidden_severities = RwSignal::new(Vec::<Severity>::new());
+    let hidden_kinds = RwSignal::new(Vec::<&'static str>::new());
+    let host = RwSignal::new(None::<String>);
+    let server = RwSignal::new(None::<usize>);
+    let filter = Memo::new(move |_| Filter {
+        search: view.with(|v| v.search.trim().to_lowercase()),
+        hidden_severities: hidden_severities.get(),
+        hidden_kinds: hidden_kinds.get(),
+        host: host.get(),
+        server: server.get(),
+    });
     let findings = report.findings.clone();
 
     view! {
@@ -39,16 +118,20 @@ pub(crate) fn Results(report: Report, revision: u64) -> impl IntoView {
             class="results"
             data-testid="results"
             data-revision=revision.to_string()
+            data-run=run.to_string()
             aria-labelledby="results-title"
         >
             <div class="results-head">
                 <div>
-                    <h2 id="results-title">"Postmortem"</h2>
+                    <h2 id="results-title" tabindex="-1">"Postmortem"</h2>
                     <p class="summary" data-testid="summary">
                         {summary}
                     </p>
+                    <p class="muted timing" data-testid="timing">
+                        {format!("analyzed in {} ms", millis.round())}
+                    </p>
                 </div>
-                <div class="toolbar">
+                <div class="toolbar" role="toolbar" aria-label="Export and share">
                     <button
                         type="button"
                         class="button"
@@ -65,20 +148,55 @@ pub(crate) fn Results(report: Report, revision: u64) -> impl IntoView {
                     >
                         "Export JSON"
                     </button>
+                    <button type="button" class="button" data-testid="copy-markdown" on:click=copy_markdown>
+                        "Copy Markdown"
+                    </button>
+                    <button type="button" class="button" data-testid="share" on:click=share>
+                        "Share link"
+                    </button>
+                    <button type="button" class="button quiet" data-testid="print" on:click=print>
+                        "Print"
+                    </button>
                 </div>
             </div>
             {move || {
-                export_error
+                message
                     .get()
-                    .map(|message| {
+                    .map(|(error, text)| {
                         view! {
-                            <p class="notice error" role="alert">
-                                {message}
+                            <p
+                                class=if error { "notice error" } else { "notice ok" }
+                                role=if error { "alert" } else { "status" }
+                                data-testid="results-message"
+                            >
+                                {text}
                             </p>
                         }
                     })
             }}
+            {move || {
+                share_link
+                    .get()
+                    .map(|link| {
+                        view! {
+                            <label class="share-link">
+                                <span class="label">"Share link"</span>
+                                <input
+                                    type="text"
+                                    readonly
+                                    data-testid="share-link"
+                                    prop:value=link
+                                    on:focus=move |ev| {
+                                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                                        input.select();
+                                    }
+                                />
+                            </label>
+                        }
+                    })
+            }}
             <Diagnostics diagnostics=report.diagnostics.clone() />
+            <FilterBar report=report.clone() view hidden_severities hidden_kinds host server />
             <div class="results-grid">
                 <div class="results-main">
                     <section class="block" aria-labelledby="findings-title">
@@ -102,34 +220,173 @@ pub(crate) fn Results(report: Report, revision: u64) -> impl IntoView {
                                         .into_iter()
                                         .map(|f| (f, repeats.next().unwrap_or_default()))
                                         .collect();
-                                    view! { <SeverityGroup severity findings /> }
+                                    view! {
+                                        <SeverityGroup severity findings report=report.clone() filter />
+                                    }
                                 })
                                 .collect_view()
                                 .into_any()
                         }}
                     </section>
-                    <Timeline checkpoints=report.checkpoints.clone() findings />
+                    <Timeline report=report.clone() findings filter />
                 </div>
                 <aside class="results-side">
                     <Servers servers=report.servers.clone() />
                     <Sources sources=report.sources.clone() />
                 </aside>
             </div>
+            <SourceViewer
+                sources
+                secrets
+                focus=state.focus
+                show_secrets=Signal::derive(move || view.with(|v| v.show_secrets))
+            />
+            <label class="secrets-toggle">
+                <input
+                    type="checkbox"
+                    data-testid="show-secrets"
+                    prop:checked=move || view.with(|v| v.show_secrets)
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        view.update(|v| v.show_secrets = on);
+                    }
+                />
+                " Show credentials in the source viewer (they stay redacted in findings, exports and share links)"
+            </label>
         </section>
+    }
+}
+
+/// Search, severity and kind switches, host and server.
+#[component]
+fn FilterBar(
+    report: Arc<Report>,
+    view: RwSignal<crate::saved::View>,
+    hidden_severities: RwSignal<Vec<Severity>>,
+    hidden_kinds: RwSignal<Vec<&'static str>>,
+    host: RwSignal<Option<String>>,
+    server: RwSignal<Option<usize>>,
+) -> impl IntoView {
+    fn toggle<T: PartialEq + Clone + Send + Sync + 'static>(list: RwSignal<Vec<T>>, item: T) {
+        list.update(|l| {
+            if let Some(i) = l.iter().position(|x| *x == item) {
+                l.remove(i);
+            } else {
+                l.push(item);
+            }
+        });
+    }
+    let severities = Severity::WORST_FIRST
+        .into_iter()
+        .map(|s| {
+            view! {
+                <button
+                    type="button"
+                    class=format!("chip severity-{}", s.name())
+                    data-testid="filter-severity"
+                    data-value=s.name()
+                    aria-pressed=move || (!hidden_severities.with(|h| h.contains(&s))).to_string()
+                    on:click=move |_| toggle(hidden_severities, s)
+                >
+                    {s.name()}
+                </button>
+            }
+        })
+        .collect_view();
+    let kinds = KINDS
+        .into_iter()
+        .filter(|k| report.checkpoints.iter().any(|c| c.kind_name() == *k))
+        .map(|k| {
+            view! {
+                <button
+                    type="button"
+                    class=format!("chip kind-{k}")
+                    data-testid="filter-kind"
+                    data-value=k
+                    aria-pressed=move || (!hidden_kinds.with(|h| h.contains(&k))).to_string()
+                    on:click=move |_| toggle(hidden_kinds, k)
+                >
+                    {k}
+                </button>
+            }
+        })
+        .collect_view();
+    let hosts = present::hosts(&report);
+    let servers: Vec<(usize, String)> = report
+        .servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i, present::server_label(s)))
+        .collect();
+    view! {
+        <div class="filter-bar" role="search" aria-label="Filter the results" data-testid="filters">
+            <input
+                type="search"
+                class="search"
+                data-testid="search"
+                placeholder="Search findings and commands"
+                aria-label="Search findings and commands"
+                prop:value=move || view.with(|v| v.search.clone())
+                on:input=move |ev| {
+                    let text = event_target_value(&ev);
+                    view.update(|v| v.search = text);
+                }
+            />
+            <div class="chips" role="group" aria-label="Severities shown">{severities}</div>
+            <div class="chips" role="group" aria-label="Checkpoint kinds shown">{kinds}</div>
+            <select
+                aria-label="Host"
+                data-testid="filter-host"
+                on:change=move |ev| {
+                    let value = event_target_value(&ev);
+                    host.set((!value.is_empty()).then_some(value));
+                }
+            >
+                <option value="">"every host"</option>
+                {hosts.into_iter().map(|h| view! { <option value=h.clone()>{h.clone()}</option> }).collect_view()}
+            </select>
+            <select
+                aria-label="Server"
+                data-testid="filter-server"
+                on:change=move |ev| server.set(event_target_value(&ev).parse().ok())
+            >
+                <option value="">"every server"</option>
+                {servers
+                    .into_iter()
+                    .map(|(i, label)| view! { <option value=i.to_string()>{label}</option> })
+                    .collect_view()}
+            </select>
+        </div>
     }
 }
 
 /// The findings of one severity, each with which of its excerpts an earlier
 /// finding already quoted.
 #[component]
-fn SeverityGroup(severity: Severity, findings: Vec<(FindingReport, Vec<bool>)>) -> impl IntoView {
+fn SeverityGroup(
+    severity: Severity,
+    findings: Vec<(FindingReport, Vec<bool>)>,
+    report: Arc<Report>,
+    filter: Memo<Filter>,
+) -> impl IntoView {
     let heading = present::severity_heading(severity, findings.len());
+    let all: Vec<FindingReport> = findings.iter().map(|(f, _)| f.clone()).collect();
+    let report_for_group = report.clone();
+    let empty = move || filter.with(|f| !all.iter().any(|x| f.finding(x, &report_for_group)));
     view! {
-        <div class=format!("severity-group severity-{}", severity.name())>
+        <div
+            class=format!("severity-group severity-{}", severity.name())
+            prop:hidden=empty
+        >
             <h4 class="severity-heading">{heading}</h4>
             {findings
                 .into_iter()
-                .map(|(finding, repeated)| view! { <Finding finding repeated /> })
+                .map(|(finding, repeated)| {
+                    let report = report.clone();
+                    let shown = finding.clone();
+                    let hidden = move || filter.with(|f| !f.finding(&shown, &report));
+                    view! { <Finding finding repeated hidden /> }
+                })
                 .collect_view()}
         </div>
     }
@@ -138,7 +395,11 @@ fn SeverityGroup(severity: Severity, findings: Vec<(FindingReport, Vec<bool>)>) 
 /// One finding: what was assumed, the lines that show it, how to check it.
 /// Excerpts an earlier finding already quoted are folded.
 #[component]
-fn Finding(finding: FindingReport, repeated: Vec<bool>) -> impl IntoView {
+fn Finding(
+    finding: FindingReport,
+    repeated: Vec<bool>,
+    #[prop(into)] hidden: Signal<bool>,
+) -> impl IntoView {
     let rule = hindsight_core::rules::find(&finding.rule);
     let severity = finding.severity.name();
     let copied = RwSignal::new(false);
@@ -155,6 +416,7 @@ fn Finding(finding: FindingReport, repeated: Vec<bool>) -> impl IntoView {
             data-testid="finding"
             data-rule=finding.rule.clone()
             data-severity=severity
+            prop:hidden=hidden
         >
             <header class="finding-head">
                 <span class=format!("pill severity-{severity}")>{severity}</span>
@@ -189,7 +451,12 @@ fn Finding(finding: FindingReport, repeated: Vec<bool>) -> impl IntoView {
             <div class="suggestion" data-testid="suggestion">
                 <div class="suggestion-head">
                     <span class="label">"Check with"</span>
-                    <button type="button" class="button small" on:click=copy>
+                    <button
+                        type="button"
+                        class="button small"
+                        aria-label="Copy the check command"
+                        on:click=copy
+                    >
                         {move || if copied.get() { "Copied" } else { "Copy" }}
                     </button>
                 </div>
@@ -226,9 +493,31 @@ fn EvidenceBlock(evidence: Evidence) -> impl IntoView {
             }
         })
         .collect_view();
+    let focus = use_context::<RwSignal<Option<Focus>>>();
+    let target = Focus {
+        source: evidence.source.clone(),
+        line_start: evidence.line_start,
+        line_end: evidence.line_end,
+    };
+    let jump = focus.map(|focus| {
+        view! {
+            <button
+                type="button"
+                class="link-button"
+                data-testid="jump"
+                aria-label=format!("Show {label} in the source viewer")
+                on:click=move |_| focus.set(Some(target.clone()))
+            >
+                "show in source"
+            </button>
+        }
+    });
     view! {
         <figure class="evidence" data-testid="evidence">
-            <figcaption>{label}</figcaption>
+            <figcaption>
+                <span>{label.clone()}</span>
+                {jump}
+            </figcaption>
             <pre class="code lines">{lines}</pre>
         </figure>
     }
@@ -264,15 +553,89 @@ fn rich(text: &str) -> impl IntoView + use<> {
         .collect_view()
 }
 
-/// The agent's actions in order.
+/// The overview: a lane per host with its checkpoints, a lane per server
+/// with its phases.
 #[component]
-fn Timeline(checkpoints: Vec<CheckpointReport>, findings: Vec<FindingReport>) -> impl IntoView {
+fn Lanes(report: Arc<Report>) -> impl IntoView {
+    let lanes = present::lanes(&report);
+    let caption = present::lanes_caption(&report);
+    (!lanes.is_empty()).then(|| {
+        view! {
+            <div class="lanes" data-testid="lanes" role="group" aria-label="Timeline overview">
+                {lanes
+                    .into_iter()
+                    .map(|lane| {
+                        view! {
+                            <div class="lane" data-testid="lane">
+                                <span class="lane-label" title=lane.label.clone()>{lane.label.clone()}</span>
+                                <div class="lane-track">
+                                    {lane
+                                        .segments
+                                        .into_iter()
+                                        .map(|segment| {
+                                            let title = segment.label.clone();
+                                            view! {
+                                                <span
+                                                    class=format!("segment phase-{}", segment.phase)
+                                                    data-testid="phase-bar"
+                                                    title=title
+                                                    style:left=format!("{:.2}%", segment.x)
+                                                    style:width=format!("{:.2}%", segment.width)
+                                                >
+                                                    <span class="segment-label">{segment.label}</span>
+                                                </span>
+                                            }
+                                        })
+                                        .collect_view()}
+                                    {lane
+                                        .marks
+                                        .into_iter()
+                                        .map(|mark| {
+                                            let anchor = format!("checkpoint-{}", mark.checkpoint);
+                                            view! {
+                                                <button
+                                                    type="button"
+                                                    class=format!("mark kind-{}", mark.kind)
+                                                    title=mark.title.clone()
+                                                    aria-label=mark.title
+                                                    style:left=format!("{:.2}%", mark.x)
+                                                    on:click=move |_| {
+                                                        if let Some(row) = gloo::utils::document()
+                                                            .get_element_by_id(&anchor)
+                                                        {
+                                                            row.scroll_into_view();
+                                                        }
+                                                    }
+                                                ></button>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </div>
+                            </div>
+                        }
+                    })
+                    .collect_view()}
+                <p class="lanes-caption muted">{caption}</p>
+            </div>
+        }
+    })
+}
+
+/// The agent's actions in order, with the gaps between them.
+#[component]
+fn Timeline(
+    report: Arc<Report>,
+    findings: Vec<FindingReport>,
+    filter: Memo<Filter>,
+) -> impl IntoView {
+    let checkpoints = report.checkpoints.clone();
     let count = checkpoints.len();
     view! {
         <section class="block" aria-labelledby="timeline-title">
             <h3 id="timeline-title">
                 "Timeline " <span class="count">{present::plural(count, "checkpoint", "checkpoints")}</span>
             </h3>
+            <Lanes report=report.clone() />
             {if checkpoints.is_empty() {
                 view! {
                     <p class="muted">
@@ -285,13 +648,24 @@ fn Timeline(checkpoints: Vec<CheckpointReport>, findings: Vec<FindingReport>) ->
                 }
                     .into_any()
             } else {
+                let gaps: Vec<Option<String>> = std::iter::once(None)
+                    .chain(checkpoints.windows(2).map(|w| present::gap(&w[0], &w[1])))
+                    .collect();
                 view! {
                     <ol class="timeline">
                         {checkpoints
                             .into_iter()
-                            .map(|checkpoint| {
+                            .zip(gaps)
+                            .enumerate()
+                            .map(|(index, (checkpoint, gap))| {
                                 let flags = present::flags(&checkpoint, &findings);
-                                view! { <CheckpointRow checkpoint flags /> }
+                                let report = report.clone();
+                                let shown = checkpoint.clone();
+                                let hidden = move || filter.with(|f| !f.checkpoint(&shown, &report));
+                                view! {
+                                    {gap.map(|gap| view! { <li class="gap" aria-hidden="true">{gap}</li> })}
+                                    <CheckpointRow checkpoint flags index hidden />
+                                }
                             })
                             .collect_view()}
                     </ol>
@@ -304,11 +678,22 @@ fn Timeline(checkpoints: Vec<CheckpointReport>, findings: Vec<FindingReport>) ->
 
 /// One action: kind, message, host, command and what it printed.
 #[component]
-fn CheckpointRow(checkpoint: CheckpointReport, flags: Vec<String>) -> impl IntoView {
+fn CheckpointRow(
+    checkpoint: CheckpointReport,
+    flags: Vec<String>,
+    index: usize,
+    #[prop(into)] hidden: Signal<bool>,
+) -> impl IntoView {
     let kind = checkpoint.kind_name();
     let output = checkpoint.output.clone();
     view! {
-        <li class=format!("checkpoint kind-{kind}") data-testid="checkpoint" data-kind=kind>
+        <li
+            class=format!("checkpoint kind-{kind}")
+            id=format!("checkpoint-{index}")
+            data-testid="checkpoint"
+            data-kind=kind
+            prop:hidden=hidden
+        >
             <div class="checkpoint-meta">
                 <span class=format!("badge kind-{kind}")>{kind}</span>
                 <span class="msg">
@@ -523,7 +908,7 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
 fn Sources(sources: Vec<SourceReport>) -> impl IntoView {
     view! {
         <section class="block" aria-labelledby="sources-title">
-            <h3 id="sources-title">"Sources"</h3>
+            <h3 id="sources-title">"Inputs read"</h3>
             <ul class="sources">
                 {sources
                     .into_iter()

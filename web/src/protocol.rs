@@ -1,0 +1,193 @@
+//! What the page and its analysis worker say to each other, as plain data.
+//!
+//! The page posts a [`Request`] as a JSON header plus one byte buffer per
+//! source (transferred, not copied, so a 100 MB paste costs one memcpy out of
+//! the main thread's memory); the worker answers with a [`Reply`] in JSON.
+//! [`run`] is the whole of the worker's job, and the page calls the same
+//! function itself when no worker can be started, so both paths give one
+//! result. Nothing here touches the browser, so it is tested natively.
+
+use hindsight_core::{Config, Format, Report, Source};
+use serde::{Deserialize, Serialize};
+
+/// One analysis to run: everything but the sources' text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Request {
+    /// Echoed in the reply, so a late answer to a cancelled or superseded
+    /// request is recognised and dropped.
+    pub(crate) id: u32,
+    pub(crate) config: Config,
+    pub(crate) sources: Vec<SourceHead>,
+}
+
+/// A source without its text (the text travels as bytes beside the header).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SourceHead {
+    pub(crate) name: String,
+    /// A format name, or `None` to detect it.
+    pub(crate) format: Option<String>,
+    pub(crate) invalid_utf8_at: Option<usize>,
+}
+
+/// A credential the analysis found, and what to show instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Secret {
+    pub(crate) value: String,
+    pub(crate) redacted: String,
+}
+
+/// The worker's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Reply {
+    pub(crate) id: u32,
+    pub(crate) report: Report,
+    /// Every credential in the sources, so the source viewer and the share
+    /// link can redact raw text the way the report redacts its quotes.
+    pub(crate) secrets: Vec<Secret>,
+    /// Time spent in the analysis itself, in milliseconds (0 natively).
+    #[serde(default)]
+    pub(crate) millis: f64,
+}
+
+impl Request {
+    /// The request for these sources.
+    pub(crate) fn new(id: u32, config: Config, sources: &[Source]) -> Self {
+        Self {
+            id,
+            config,
+            sources: sources
+                .iter()
+                .map(|s| SourceHead {
+                    name: s.name.clone(),
+                    format: s.format.map(|f| f.name().to_owned()),
+                    invalid_utf8_at: s.invalid_utf8_at,
+                })
+                .collect(),
+        }
+    }
+
+    /// The sources again, from the header and the texts in the same order.
+    /// Missing texts become empty rather than failing: the analysis then
+    /// reports an empty source instead of the page losing the whole run.
+    pub(crate) fn into_sources(self, texts: Vec<String>) -> (u32, Config, Vec<Source>) {
+        let mut texts = texts.into_iter();
+        let sources = self
+            .sources
+            .into_iter()
+            .map(|head| {
+                let mut source = Source::new(head.name, texts.next().unwrap_or_default());
+                source.invalid_utf8_at = head.invalid_utf8_at;
+                match head.format.as_deref().and_then(Format::from_name) {
+                    Some(format) => source.with_format(format),
+                    None => source,
+                }
+            })
+            .collect();
+        (self.id, self.config, sources)
+    }
+}
+
+/// Runs one analysis: the report under the configuration, and the secrets.
+/// The second scan for secrets (the core does not hand its own out) is
+/// skipped when the `secret-exposed` rule ran and found none: on a 100 MB
+/// log it is a whole extra pass.
+pub(crate) fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
+    let report = hindsight_core::analyze_with(sources, config);
+    let rule = "secret-exposed";
+    let none_found = config.enabled(rule) && report.findings.iter().all(|f| f.rule != rule);
+    let secrets = if none_found {
+        Vec::new()
+    } else {
+        hindsight_core::timeline::secrets::scan(sources)
+            .into_iter()
+            .map(|s| Secret {
+                value: s.value,
+                redacted: s.redacted,
+            })
+            .collect()
+    };
+    Reply {
+        id,
+        report,
+        secrets,
+        millis: 0.0,
+    }
+}
+
+/// `text` with every secret replaced by its redacted form.
+pub(crate) fn redact(text: &str, secrets: &[Secret]) -> String {
+    let mut text = text.to_owned();
+    for secret in secrets {
+        if !secret.value.is_empty() && text.contains(&secret.value) {
+            text = text.replace(&secret.value, &secret.redacted);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_round_trips_through_json_and_gives_the_direct_report() {
+        let sources = crate::seed::sources();
+        let config = Config {
+            ignore: ["ranks-uncounted".into()].into(),
+            ..Config::default()
+        };
+        let request = Request::new(7, config.clone(), &sources);
+        let json = serde_json::to_string(&request).unwrap_or_default();
+        let back: Request = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let texts = sources.iter().map(|s| s.text.clone()).collect();
+        let (id, config_back, sources_back) = back.into_sources(texts);
+        assert_eq!((id, &config_back, &sources_back), (7, &config, &sources));
+
+        let reply = run(id, &config_back, &sources_back);
+        assert_eq!(
+            reply.report,
+            hindsight_core::analyze_with(&sources, &config)
+        );
+        assert!(
+            reply
+                .report
+                .findings
+                .iter()
+                .all(|f| f.rule != "ranks-uncounted")
+        );
+        let json = serde_json::to_string(&reply).unwrap_or_default();
+        let back: Reply = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, reply);
+    }
+
+    #[test]
+    fn chosen_formats_survive_and_missing_texts_become_empty() {
+        let sources = vec![Source::new("a.log", "x").with_format(Format::SglangLog)];
+        let request = Request::new(1, Config::default(), &sources);
+        let (_, _, back) = request.into_sources(Vec::new());
+        assert_eq!(back[0].format, Some(Format::SglangLog));
+        assert_eq!(back[0].text, "");
+    }
+
+    #[test]
+    fn secrets_are_found_and_redacted_even_with_their_rule_off() {
+        let token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+        let sources = vec![Source::new("t.txt", format!("$ export HF_TOKEN={token}\n"))];
+        let off = Config {
+            ignore: ["secret-exposed".into()].into(),
+            ..Config::default()
+        };
+        for config in [Config::default(), off] {
+            let reply = run(1, &config, &sources);
+            assert!(!reply.secrets.is_empty());
+            let shown = redact(&sources[0].text, &reply.secrets);
+            assert!(!shown.contains(token), "{shown}");
+            assert!(shown.contains("[redacted]"));
+        }
+        assert!(
+            run(1, &Config::default(), &crate::seed::sources())
+                .secrets
+                .is_empty()
+        );
+    }
+}
