@@ -895,7 +895,8 @@ mod tests {
         let end = server.segments.last().map_or(0.0, |s| s.x + s.width);
         assert!(end <= 100.0 + 1e-9, "{end}");
         assert!(
-            server.segments.iter().any(|s| s.label.contains("13 s")),
+            // The seed's log: configured at 22:34:13, NCCL up 11 s later.
+            server.segments.iter().any(|s| s.label == "configured · 11 s"),
             "{:?}",
             server.segments
         );

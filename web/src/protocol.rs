@@ -98,7 +98,7 @@ pub(crate) fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
     let secrets = if none_found {
         Vec::new()
     } else {
-        hindsight_core::timeline::secrets::scan(sources)
+        hindsight_core::timeline::secrets::scan(&sources.iter().collect::<Vec<_>>())
             .into_iter()
             .map(|s| Secret {
                 value: s.value,

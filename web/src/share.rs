@@ -75,13 +75,14 @@ pub(crate) fn encode(inputs: &Inputs, config: &Config) -> Result<String, ShareEr
     if sources.is_empty() {
         return Err(ShareError::Empty);
     }
-    let secrets: Vec<Secret> = hindsight_core::timeline::secrets::scan(&sources)
-        .into_iter()
-        .map(|s| Secret {
-            value: s.value,
-            redacted: s.redacted,
-        })
-        .collect();
+    let secrets: Vec<Secret> =
+        hindsight_core::timeline::secrets::scan(&sources.iter().collect::<Vec<_>>())
+            .into_iter()
+            .map(|s| Secret {
+                value: s.value,
+                redacted: s.redacted,
+            })
+            .collect();
     let shared = Shared {
         sources: sources
             .iter()
