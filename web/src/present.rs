@@ -896,7 +896,10 @@ mod tests {
         assert!(end <= 100.0 + 1e-9, "{end}");
         assert!(
             // The seed's log: configured at 22:34:13, NCCL up 11 s later.
-            server.segments.iter().any(|s| s.label == "configured · 11 s"),
+            server
+                .segments
+                .iter()
+                .any(|s| s.label == "configured · 11 s"),
             "{:?}",
             server.segments
         );

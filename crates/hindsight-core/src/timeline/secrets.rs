@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::source::{Source, Span, lines_with_offsets};
+use crate::source::{Source, Span};
 
 /// One credential found in a source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +51,7 @@ static PATTERNS: [Pattern; 9] = [
     pattern!("Slack token", r"(?-u:\b)(xox[baprs]-[A-Za-z0-9-]{10,})"),
     pattern!(
         "bearer token",
-        r"(?i)authorization:\s*bearer\s+([A-Za-z0-9._~+/=-]{16,})"
+        r"(?i)authorization:[ \t]*bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})"
     ),
     pattern!(
         "password in a URL",
@@ -59,7 +59,7 @@ static PATTERNS: [Pattern; 9] = [
     ),
     pattern!(
         "credential in an option or variable",
-        r#"(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:\s*[=:]\s*|\s+)['"]?([A-Za-z0-9._~+/-]{8,})"#
+        r#"(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})"#
     ),
 ];
 
@@ -75,17 +75,6 @@ fn is_placeholder(value: &str) -> bool {
         ]
         .iter()
         .any(|p| lower.contains(p))
-}
-
-/// The cheap test every line passes before the patterns run: each pattern
-/// needs one of these.
-fn may_hold_secret(line: &str) -> bool {
-    line.contains('_')
-        || line.contains('-')
-        || line.contains("://")
-        || line.contains("AKIA")
-        || contains_ignore_case(line, b"pass")
-        || contains_ignore_case(line, b"token")
 }
 
 /// Every credential-shaped match in a text, placeholders left out, as the
@@ -118,51 +107,65 @@ pub fn fragments(text: &str) -> Vec<&str> {
 
 /// Finds every credential in every source, each value once per line.
 pub fn scan(sources: &[&Source]) -> Vec<Secret> {
-    let mut found: Vec<Secret> = Vec::new();
+    // Each pattern runs once over the whole text, skipping ahead with its
+    // literal prefilter (`hf_`, `://`, `token`…): far faster than every
+    // pattern on every line. The patterns never cross a newline.
+    struct Candidate<'t> {
+        source: usize,
+        line_start: usize,
+        line_end: usize,
+        pattern: usize,
+        at: usize,
+        value: &'t str,
+    }
+    let mut candidates: Vec<Candidate<'_>> = Vec::new();
     for (source_id, source) in sources.iter().enumerate() {
-        for (offset, line) in lines_with_offsets(&source.text) {
-            // Cheap gate: every pattern needs one of these.
-            let line =
-                &line[..crate::source::floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
-            if !may_hold_secret(line) {
+        let text = source.text.as_str();
+        for (index, pattern) in PATTERNS.iter().enumerate() {
+            let Some(regex) = pattern.regex.as_ref() else {
                 continue;
-            }
-            for pattern in &PATTERNS {
-                let Some(regex) = pattern.regex.as_ref() else {
+            };
+            for captures in regex.captures_iter(text) {
+                let Some(value) = captures.get(1).or_else(|| captures.get(0)) else {
                     continue;
                 };
-                for captures in regex.captures_iter(line) {
-                    let Some(value) = captures.get(1).or_else(|| captures.get(0)) else {
-                        continue;
-                    };
-                    let value = value.as_str();
-                    if is_placeholder(value)
-                        || found
-                            .iter()
-                            .any(|s| s.line.start == offset && s.value.contains(value))
-                    {
-                        continue;
-                    }
-                    let prefix: String = value.chars().take(4).collect();
-                    found.push(Secret {
-                        line: Span::new(source_id, offset, offset + line.len()),
-                        kind: pattern.kind,
-                        value: value.to_owned(),
-                        redacted: format!("{prefix}…[redacted]"),
-                    });
+                if is_placeholder(value.as_str()) {
+                    continue;
                 }
+                let line_start = text[..value.start()].rfind('\n').map_or(0, |i| i + 1);
+                let line_end = text[value.end()..]
+                    .find('\n')
+                    .map_or(text.len(), |i| value.end() + i);
+                candidates.push(Candidate {
+                    source: source_id,
+                    line_start,
+                    line_end,
+                    pattern: index,
+                    at: value.start(),
+                    value: value.as_str(),
+                });
             }
         }
     }
+    // Line by line, then pattern by pattern: a value already found on the
+    // line (or inside a longer one found there) is not found again.
+    candidates.sort_by_key(|c| (c.source, c.line_start, c.pattern, c.at));
+    let mut found: Vec<Secret> = Vec::new();
+    for c in candidates {
+        if found.iter().any(|s| {
+            s.line.source == c.source && s.line.start == c.line_start && s.value.contains(c.value)
+        }) {
+            continue;
+        }
+        let prefix: String = c.value.chars().take(4).collect();
+        found.push(Secret {
+            line: Span::new(c.source, c.line_start, c.line_end),
+            kind: PATTERNS[c.pattern].kind,
+            value: c.value.to_owned(),
+            redacted: format!("{prefix}…[redacted]"),
+        });
+    }
     found
-}
-
-/// ASCII case-insensitive search without allocating: this gate runs on
-/// every line of every input.
-fn contains_ignore_case(text: &str, needle: &[u8]) -> bool {
-    text.as_bytes()
-        .windows(needle.len())
-        .any(|window| window.eq_ignore_ascii_case(needle))
 }
 
 /// Replaces every found credential in `text`.
@@ -226,6 +229,14 @@ mod tests {
         ] {
             assert!(kinds(text).is_empty(), "{text}: {:?}", kinds(text));
         }
+    }
+
+    #[test]
+    fn a_match_never_spans_lines() {
+        assert!(kinds("the token\nabcdefghijklmnop").is_empty());
+        let found = scan(&[&Source::new("t", "a\nexport API_KEY=s3cr3tK3yValue99\nb\n")]);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].line.start, found[0].line.end), (2, 33));
     }
 
     #[test]
