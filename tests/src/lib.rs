@@ -80,6 +80,16 @@ pub fn sources(case: &Path) -> Vec<Source> {
         .collect()
 }
 
+/// The hand-written lifecycle labels of a case (`expected.json`'s
+/// `lifecycle` array), if it has any. Unlike the rest of `expected.json`
+/// they are never regenerated: they are what a reader of the log says the
+/// server did, checked against the report by `tests/tests/lifecycle.rs`.
+pub fn lifecycle_labels(case: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(case.join("expected.json")).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value.get("lifecycle").cloned()
+}
+
 /// Whether golden files should be rewritten instead of compared.
 pub fn updating() -> bool {
     std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| !v.is_empty())

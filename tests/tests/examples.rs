@@ -68,7 +68,12 @@ fn every_case_matches_its_expected_findings_and_golden_report() {
             failures.push(difference);
         }
         let value: Value = serde_json::from_str(&json).unwrap_or(Value::Null);
-        let actual = serde_json::to_string_pretty(&facts(&value)).unwrap_or_default() + "\n";
+        let mut facts = facts(&value);
+        // Hand-written lifecycle labels are kept as written (see `tests/tests/lifecycle.rs`).
+        if let Some(labels) = hindsight_tests::lifecycle_labels(case) {
+            facts["lifecycle"] = labels;
+        }
+        let actual = serde_json::to_string_pretty(&facts).unwrap_or_default() + "\n";
         if let Some(difference) = check_golden(&case.join("expected.json"), &actual) {
             failures.push(difference);
         }
@@ -275,6 +280,41 @@ fn every_input_format_is_detected_from_its_first_bytes() {
         ("diligent-sglang-verified/transcript.txt", "pasted-text"),
         ("chat-sglang-oom-above-tail/transcript.md", "pasted-text"),
         ("chat-sglang-oom-above-tail/dsv2.log", "sglang-log"),
+        ("log-vllm-v1-tp2-healthy/vllm.log", "vllm-log"),
+        (
+            "log-vllm-v0-tp4-oom-while-loading/llama405b.log",
+            "vllm-log",
+        ),
+        (
+            "log-vllm-ci-engine-dead-after-serving/job-logs.txt",
+            "vllm-log",
+        ),
+        (
+            "log-tgi-docker-tp4-healthy-cloudwatch/tgi-cloudwatch.log",
+            "tgi-log",
+        ),
+        ("log-tgi-mixtral-shard-oom/tgi.log", "tgi-log"),
+        ("log-llamacpp-healthy/llama-server.log", "llama-cpp-log"),
+        (
+            "log-llamacpp-compose-port-in-use/compose.log",
+            "llama-cpp-log",
+        ),
+        ("log-ollama-healthy-lazy-load/ollama.log", "ollama-log"),
+        ("log-ollama-port-in-use/ollama-serve.log", "ollama-log"),
+        (
+            "log-trtllm-pytorch-oom-after-kv/trtllm.log",
+            "tensorrt-llm-log",
+        ),
+        (
+            "log-trtllm-tp16-multinode-nccl-error/trtllm-node0.log",
+            "tensorrt-llm-log",
+        ),
+        ("log-sglang-2024-port-in-use/sglang_tp2.log", "sglang-log"),
+        ("log-unknown-engine-oom/serve_custom.log", "server-log"),
+        (
+            "transcript-trtllm-mpirun-tp4-verified/terminal.txt",
+            "pasted-text",
+        ),
         (
             "two-hosts-gpu-release-unverified/terminal.txt",
             "pasted-text",

@@ -41,6 +41,8 @@ use crate::timeline::secrets;
 pub struct Condenser {
     /// Ids of shell and shell-poll tool calls: their results are kept.
     kept_calls: HashSet<String>,
+    /// Ids of shell-poll calls: the parser reads their `toolUseResult` too.
+    poll_calls: HashSet<String>,
     /// Bytes left out so far.
     dropped: u64,
     /// Lines and bytes seen so far.
@@ -227,6 +229,9 @@ impl Condenser {
                 let shell = SHELL_TOOLS.contains(&name) || POLL_TOOLS.contains(&name);
                 if shell && let Some(id) = &block.id {
                     self.kept_calls.insert(id.to_string());
+                    if POLL_TOOLS.contains(&name) {
+                        self.poll_calls.insert(id.to_string());
+                    }
                 }
                 if !shell && let Some(input) = block.input {
                     dropped.push(input.get());
@@ -242,9 +247,10 @@ impl Condenser {
             Some("tool_result") => {
                 let id = block.tool_use_id.as_deref().unwrap_or("");
                 let keep = self.kept_calls.remove(id);
-                if keep {
-                    *needs_structured = true;
-                } else if let Some(content) = block.content {
+                // A shell's `toolUseResult` repeats its result; only a
+                // poll's is read (its `stdout` and `exitCode`).
+                *needs_structured |= self.poll_calls.remove(id);
+                if !keep && let Some(content) = block.content {
                     dropped.push(content.get());
                 }
                 Some(CondensedBlock {
@@ -479,7 +485,7 @@ mod tests {
         );
         assert_eq!(
             out[1],
-            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"GPU 0: free","is_error":false},{"type":"tool_result","tool_use_id":"b"}]},"toolUseResult":{"stdout":"GPU 0: free"}}"#
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"GPU 0: free","is_error":false},{"type":"tool_result","tool_use_id":"b"}]}}"#
         );
     }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 /// The inference server program.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, serde::Deserialize,
 )]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
@@ -21,6 +21,7 @@ pub enum Engine {
     LlamaCpp,
     Ollama,
     TensorrtLlm,
+    #[default]
     Unknown,
 }
 
@@ -54,6 +55,9 @@ impl Engine {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerSettings {
     pub model: Option<String>,
+    /// The names it answers to instead of the model path
+    /// (`--served-model-name`, SGLang and vLLM).
+    pub served_model_name: Option<String>,
     /// The address it binds (`--host`).
     pub bind_host: Option<String>,
     /// The port given explicitly; see [`ServerSettings::effective_port`].
@@ -67,6 +71,9 @@ pub struct ServerSettings {
     pub speculative_algorithm: Option<String>,
     pub draft_model: Option<String>,
     pub mem_fraction: Option<f64>,
+    /// The world size the engine reported (`MPI size: 16`, NCCL `nranks 16`,
+    /// vLLM `in world size 4`): the rank count when no size flag is known.
+    pub world_size: Option<u32>,
 }
 
 impl ServerSettings {
@@ -78,6 +85,7 @@ impl ServerSettings {
             }
         }
         fill(&mut self.model, &other.model);
+        fill(&mut self.served_model_name, &other.served_model_name);
         fill(&mut self.bind_host, &other.bind_host);
         fill(&mut self.port, &other.port);
         fill(&mut self.tp_size, &other.tp_size);
@@ -91,12 +99,20 @@ impl ServerSettings {
         );
         fill(&mut self.draft_model, &other.draft_model);
         fill(&mut self.mem_fraction, &other.mem_fraction);
+        fill(&mut self.world_size, &other.world_size);
         self.enable_dp_attention |= other.enable_dp_attention;
     }
 
     /// Scheduler ranks one launch must bring up: tensor × pipeline parallel,
     /// times data parallel unless DP attention shares the TP ranks.
     pub fn ranks_expected(&self) -> u32 {
+        if self.tp_size.is_none()
+            && self.pp_size.is_none()
+            && self.dp_size.is_none()
+            && let Some(world) = self.world_size
+        {
+            return world.max(1);
+        }
         let tp = self.tp_size.unwrap_or(1).max(1);
         let pp = self.pp_size.unwrap_or(1).max(1);
         let dp = if self.enable_dp_attention {
@@ -118,9 +134,18 @@ impl ServerSettings {
 }
 
 /// Recognises a launch command and reads its settings.
-/// `argv` has wrappers already removed (see [`crate::parse::shell`]).
+/// `argv` has wrappers already removed (see [`crate::parse::shell`]); launcher
+/// wrappers the shell does not know (`mpirun -n 8 …`, `srun …`, `docker run
+/// IMAGE …`) are looked through here.
 pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
     let program = argv.first()?.rsplit('/').next().unwrap_or("");
+    if LAUNCHERS.contains(&program) {
+        // The launched program is the first word that is itself a launch.
+        return (1..argv.len()).find_map(|i| launch_from_argv(&argv[i..]));
+    }
+    if program == "docker" || program == "podman" {
+        return docker_run(argv);
+    }
     let (engine, rest): (Engine, &[String]) = if program.starts_with("python") {
         let module_at = argv.iter().position(|a| a == "-m")?;
         let module = argv.get(module_at + 1)?;
@@ -128,9 +153,16 @@ pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
             "sglang.launch_server" => Engine::Sglang,
             "vllm.entrypoints.openai.api_server" | "vllm.entrypoints.api_server" => Engine::Vllm,
             "sglang" if argv.get(module_at + 2).is_some_and(|a| a == "serve") => Engine::Sglang,
+            "vllm.entrypoints.cli.main" | "vllm"
+                if argv.get(module_at + 2).is_some_and(|a| a == "serve") =>
+            {
+                Engine::Vllm
+            }
+            "tensorrt_llm.commands.serve" => Engine::TensorrtLlm,
             _ => return None,
         };
-        (engine, &argv[module_at + 2..])
+        let skip = usize::from(argv.get(module_at + 2).is_some_and(|a| a == "serve"));
+        (engine, argv.get(module_at + 2 + skip..).unwrap_or(&[]))
     } else {
         match (program, argv.get(1).map(String::as_str)) {
             ("sglang", Some("serve")) => (Engine::Sglang, &argv[2..]),
@@ -138,11 +170,172 @@ pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
             ("text-generation-launcher", _) => (Engine::Tgi, &argv[1..]),
             ("llama-server", _) => (Engine::LlamaCpp, &argv[1..]),
             ("ollama", Some("serve")) => (Engine::Ollama, &argv[2..]),
+            ("trtllm-serve", Some("serve")) => (Engine::TensorrtLlm, &argv[2..]),
             ("trtllm-serve", _) => (Engine::TensorrtLlm, &argv[1..]),
             _ => return None,
         }
     };
     Some((engine, settings_from_flags(engine, rest)))
+}
+
+/// Programs that start another program given later on their command line.
+const LAUNCHERS: &[&str] = &[
+    "mpirun",
+    "mpiexec",
+    "srun",
+    "trtllm-llmapi-launch",
+    "numactl",
+    "taskset",
+    "uv",
+    "conda",
+    "stdbuf",
+];
+
+/// `docker run [opts] IMAGE [args]`: the engine from the image (or from a
+/// launch command given after it), the host port from `-p HOST:CONTAINER`.
+fn docker_run(argv: &[String]) -> Option<(Engine, ServerSettings)> {
+    if argv.get(1).map(String::as_str) != Some("run") {
+        return None;
+    }
+    let mut published: Vec<(u16, u16)> = Vec::new();
+    let mut i = 2;
+    // Options that take a value, so the image is not mistaken for one.
+    const VALUED: &[&str] = &[
+        "-p",
+        "--publish",
+        "-v",
+        "--volume",
+        "-e",
+        "--env",
+        "--name",
+        "--gpus",
+        "--shm-size",
+        "--ipc",
+        "--network",
+        "--net",
+        "-w",
+        "--workdir",
+        "--entrypoint",
+        "--env-file",
+        "--runtime",
+        "--ulimit",
+        "-u",
+        "--user",
+        "--mount",
+        "--device",
+        "--cpus",
+        "-m",
+        "--memory",
+        "--restart",
+        "--label",
+        "-l",
+        "--platform",
+        "--pull",
+        "--hostname",
+    ];
+    while let Some(word) = argv.get(i) {
+        if !word.starts_with('-') {
+            break;
+        }
+        let (flag, inline) = match word.split_once('=') {
+            Some((flag, value)) => (flag, Some(value.to_owned())),
+            None => (word.as_str(), None),
+        };
+        let takes_value = VALUED.contains(&flag) && inline.is_none();
+        let value = inline.or_else(|| takes_value.then(|| argv.get(i + 1).cloned()).flatten());
+        if matches!(flag, "-p" | "--publish")
+            && let Some(mapping) = value.as_deref().and_then(port_mapping)
+        {
+            published.push(mapping);
+        }
+        i += if takes_value { 2 } else { 1 };
+    }
+    let image = argv.get(i)?.to_ascii_lowercase();
+    let rest = argv.get(i + 1..).unwrap_or(&[]);
+    let (engine, mut settings) = if let Some(found) = launch_from_argv(rest) {
+        found
+    } else {
+        let engine = if image.contains("text-generation-inference") {
+            Engine::Tgi
+        } else if image.contains("vllm") {
+            Engine::Vllm
+        } else if image.contains("sglang") {
+            Engine::Sglang
+        } else if image.contains("llama.cpp") || image.contains("llama-cpp") {
+            Engine::LlamaCpp
+        } else if image.contains("ollama") {
+            Engine::Ollama
+        } else if image.contains("tensorrt") || image.contains("trtllm") {
+            Engine::TensorrtLlm
+        } else {
+            return None;
+        };
+        // vLLM's image takes `serve MODEL`-style or `--model` arguments.
+        let rest = match rest.first().map(String::as_str) {
+            Some("serve" | "vllm") if engine == Engine::Vllm => {
+                let skip = rest
+                    .iter()
+                    .take(2)
+                    .filter(|w| *w == "serve" || *w == "vllm")
+                    .count();
+                &rest[skip..]
+            }
+            _ => rest,
+        };
+        (engine, settings_from_flags(engine, rest))
+    };
+    // TGI's image listens on 80 inside; the reachable port is the host's.
+    let inside = settings.port.or(match engine {
+        Engine::Tgi => Some(80),
+        _ => engine.default_port(),
+    });
+    if let Some((host, _)) = published
+        .iter()
+        .find(|(_, container)| Some(*container) == inside)
+    {
+        settings.port = Some(*host);
+    }
+    Some((engine, settings))
+}
+
+/// `8080:80`, `127.0.0.1:8080:80`, `8080:80/tcp` → (host, container).
+fn port_mapping(value: &str) -> Option<(u16, u16)> {
+    let value = value.split('/').next().unwrap_or(value);
+    let mut parts = value.rsplit(':');
+    let container = parts.next()?.parse().ok()?;
+    let host = parts.next()?.parse().ok()?;
+    Some((host, container))
+}
+
+/// A launch from a whole simple command: [`launch_from_argv`], plus what
+/// the environment says (`OLLAMA_HOST=0.0.0.0:11500 ollama serve`).
+pub fn launch_from_command(
+    argv: &[String],
+    env: &[(String, String)],
+) -> Option<(Engine, ServerSettings)> {
+    let (engine, mut settings) = launch_from_argv(argv)?;
+    if engine == Engine::Ollama
+        && let Some((_, value)) = env.iter().find(|(k, _)| k == "OLLAMA_HOST")
+    {
+        let address = value
+            .trim_start_matches("http://")
+            .trim_start_matches("https://")
+            .trim_end_matches('/');
+        match address.rsplit_once(':') {
+            Some((host, port)) => {
+                settings.bind_host = (!host.is_empty()).then(|| host.to_owned());
+                settings.port = port.parse().ok();
+            }
+            None => settings.bind_host = (!address.is_empty()).then(|| address.to_owned()),
+        }
+    }
+    if engine == Engine::Tgi
+        && settings.port.is_none()
+        && let Some((_, port)) = env.iter().find(|(k, _)| k == "PORT")
+    {
+        settings.port = port.parse().ok();
+    }
+    Some((engine, settings))
 }
 
 fn settings_from_flags(engine: Engine, args: &[String]) -> ServerSettings {
@@ -162,23 +355,33 @@ fn settings_from_flags(engine: Engine, args: &[String]) -> ServerSettings {
             _ => (word.as_str(), None),
         };
         let flag = flag.replace('_', "-");
-        let next_value = || args.get(i + 1).filter(|v| !v.starts_with("--")).cloned();
+        let next_value = || args.get(i + 1).filter(|v| !is_flag(v)).cloned();
         let value = inline.clone().or_else(next_value);
-        let consumed = if inline.is_some() { 1 } else { 2 };
+        let consumed = if inline.is_some() || value.is_none() {
+            1
+        } else {
+            2
+        };
         let number = || value.as_deref().and_then(|v| v.trim().parse::<u32>().ok());
         let mut used = consumed;
         match flag.as_str() {
-            "--model-path" | "--model" | "-m" => settings.model = value,
-            "--host" => settings.bind_host = value,
+            "--model-path" | "--model" | "-m" | "--model-id" | "--hf-repo" | "-hf" => {
+                settings.model = value;
+            }
+            "--served-model-name" => settings.served_model_name = value,
+            "--host" | "--hostname" => settings.bind_host = value,
             "--port" => settings.port = value.as_deref().and_then(|v| v.parse().ok()),
-            "--tp" | "--tp-size" | "--tensor-parallel-size" | "-tp" => settings.tp_size = number(),
+            "--tp" | "--tp-size" | "--tensor-parallel-size" | "-tp" | "--num-shard" => {
+                settings.tp_size = number();
+            }
             "--pp" | "--pp-size" | "--pipeline-parallel-size" | "-pp" => {
                 settings.pp_size = number();
             }
             "--dp" | "--dp-size" | "--data-parallel-size" | "-dp" => settings.dp_size = number(),
-            "--ep" | "--ep-size" | "--expert-parallel-size" | "-ep" => settings.ep_size = number(),
+            "--ep" | "--ep-size" | "--expert-parallel-size" | "-ep" | "--moe-ep-size" => {
+                settings.ep_size = number();
+            }
             "--nnodes" => settings.nnodes = number(),
-            "--num-shard" => settings.tp_size = number(),
             "--enable-dp-attention" => {
                 settings.enable_dp_attention = true;
                 used = 1;
@@ -194,7 +397,13 @@ fn settings_from_flags(engine: Engine, args: &[String]) -> ServerSettings {
                     read_speculative_config(config, &mut settings);
                 }
             }
-            "--mem-fraction-static" | "--mem-fraction" | "--gpu-memory-utilization" => {
+            "--mem-fraction-static"
+            | "--mem-fraction"
+            | "--mem-frac"
+            | "--gpu-memory-utilization"
+            | "--cuda-memory-fraction"
+            | "--kv-cache-free-gpu-memory-fraction"
+            | "--free-gpu-memory-fraction" => {
                 settings.mem_fraction = value.as_deref().and_then(|v| v.parse().ok());
             }
             _ => used = 1,
@@ -202,6 +411,12 @@ fn settings_from_flags(engine: Engine, args: &[String]) -> ServerSettings {
         i += used;
     }
     settings
+}
+
+/// `--x` or `-x`, but not a negative number (`-1`) or a lone `-`.
+fn is_flag(word: &str) -> bool {
+    word.strip_prefix('-')
+        .is_some_and(|rest| !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// vLLM's `--speculative-config '{"method": "eagle3", "model": "…"}'`.
@@ -271,8 +486,78 @@ mod tests {
         assert_eq!(s.port, Some(1));
     }
 
+    fn launch(s: &str) -> (Engine, ServerSettings) {
+        launch_from_argv(&words(s)).expect("a launch")
+    }
+
+    #[test]
+    fn every_engine_and_form() {
+        let (e, s) = launch("sglang serve --model-path /m --tp-size=2 --port=31000");
+        assert_eq!(
+            (e, s.tp_size, s.port),
+            (Engine::Sglang, Some(2), Some(31000))
+        );
+        let (e, s) = launch(
+            "python3 -m vllm.entrypoints.openai.api_server --model /m --tensor-parallel-size 4 --speculative-model /d --gpu-memory-utilization 0.85",
+        );
+        assert_eq!((e, s.tp_size), (Engine::Vllm, Some(4)));
+        assert_eq!(s.draft_model.as_deref(), Some("/d"));
+        assert_eq!(s.mem_fraction, Some(0.85));
+        let (e, s) =
+            launch("text-generation-launcher --model-id meta-llama/L --num-shard 4 --port 8081");
+        assert_eq!((e, s.tp_size, s.port), (Engine::Tgi, Some(4), Some(8081)));
+        assert_eq!(s.model.as_deref(), Some("meta-llama/L"));
+        let (e, s) = launch(
+            "docker run --gpus all --shm-size 1g -p 8080:80 -v /data:/data ghcr.io/huggingface/text-generation-inference:3.0.1 --model-id /data/m --num-shard 2",
+        );
+        assert_eq!((e, s.tp_size, s.port), (Engine::Tgi, Some(2), Some(8080)));
+        let (e, s) = launch("llama-server -m /m/q4.gguf --port 8081 -ngl 99 --host 0.0.0.0");
+        assert_eq!((e, s.port), (Engine::LlamaCpp, Some(8081)));
+        assert_eq!(s.model.as_deref(), Some("/m/q4.gguf"));
+        assert_eq!(s.bind_host.as_deref(), Some("0.0.0.0"));
+        let (e, s) = launch_from_command(
+            &words("ollama serve"),
+            &[("OLLAMA_HOST".into(), "0.0.0.0:11500".into())],
+        )
+        .expect("a launch");
+        assert_eq!((e, s.port), (Engine::Ollama, Some(11500)));
+        let (e, s) = launch("trtllm-serve meta-llama/L --tp_size 8 --pp_size 2 --port 8001");
+        assert_eq!(
+            (e, s.tp_size, s.pp_size),
+            (Engine::TensorrtLlm, Some(8), Some(2))
+        );
+        assert_eq!(s.model.as_deref(), Some("meta-llama/L"));
+        assert_eq!(s.ranks_expected(), 16);
+        let (e, s) = launch(
+            "mpirun -n 4 --allow-run-as-root --oversubscribe trtllm-serve /m --tp_size 4 --kv_cache_free_gpu_memory_fraction 0.9",
+        );
+        assert_eq!(
+            (e, s.tp_size, s.mem_fraction),
+            (Engine::TensorrtLlm, Some(4), Some(0.9))
+        );
+        let (e, s) = launch(
+            "docker run --runtime nvidia -p 8000:8000 --ipc=host vllm/vllm-openai:latest --model Qwen/Q -tp 2",
+        );
+        assert_eq!((e, s.tp_size, s.port), (Engine::Vllm, Some(2), Some(8000)));
+        let (e, s) = launch(
+            "docker run --gpus all -p 30001:30000 lmsysorg/sglang:latest python3 -m sglang.launch_server --model-path /m --tp 8 --dp 2 --ep 8",
+        );
+        assert_eq!(
+            (e, s.tp_size, s.dp_size, s.ep_size),
+            (Engine::Sglang, Some(8), Some(2), Some(8))
+        );
+        assert_eq!(s.port, Some(30001));
+        let (_, s) = launch(
+            "python -m sglang.launch_server --model /m --speculative-algo NEXTN --mem-frac 0.7 --pp 2",
+        );
+        assert_eq!(s.speculative_algorithm.as_deref(), Some("NEXTN"));
+        assert_eq!((s.mem_fraction, s.pp_size), (Some(0.7), Some(2)));
+    }
+
     #[test]
     fn other_programs_are_not_launches() {
+        assert!(launch_from_argv(&words("docker run -p 1:2 redis")).is_none());
+        assert!(launch_from_argv(&words("mpirun -n 2 python train.py")).is_none());
         assert!(launch_from_argv(&words("python -m pip install sglang")).is_none());
         assert!(launch_from_argv(&words("python train.py --port 1")).is_none());
     }

@@ -94,6 +94,9 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
         })
         .collect();
     let timeline = timeline::build(&prepared_refs, &parsed);
+    // The timeline holds what rules need; the events' copies of every output
+    // can go before the report is built.
+    drop(parsed);
     let findings = rules::run(&timeline, config);
     report::build(&prepared_refs, &timeline, &findings, &diagnostics)
 }

@@ -1,23 +1,35 @@
 //! Signatures of inference-server log lines: what one line says about a server.
 //!
 //! Used twice: by the server-log parsers on whole logs, and on the tool output
-//! the agent saw (a `tail -5` of a log shows log lines too). The templates come
-//! from `SIGNATURES.md` and were checked against the engines' source; match on
-//! the stable words, never on file:line numbers that drift between versions.
+//! the agent saw (a `tail -5` of a log shows log lines too), so one line is
+//! classified without knowing which engine wrote it. A line is read in three
+//! steps: the collector's envelope is removed (markdown `> `, CI timestamps,
+//! `[pod/x]`, docker-compose `svc-1  | `, journald), then the engine's own
+//! prefix (time and rank; each engine's grammar lives in its parser file),
+//! then the message is matched against the engines' templates. The templates
+//! come from `SIGNATURES.md` and were checked against the engines' source;
+//! they match stable words, never file:line numbers that drift.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::engine::ServerSettings;
+use super::{Event, EventKind, Parsed};
+use crate::diagnostic::LONG_LINE;
+use crate::engine::{Engine, ServerSettings};
+use crate::source::{Span, floor_char_boundary, lines_with_offsets};
 
 /// A classified log line.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogLine {
     /// The timestamp as written (`2026-02-11 22:35:07`).
     pub time: Option<String>,
-    /// The rank tag (`TP3`, `DP1 TP1`), if the line carries one.
+    /// The rank tag (`TP3`, `DP1 TP1`, `rank 3`, `pid 4242`), if the line
+    /// carries one.
     pub rank: Option<String>,
+    /// A weaker rank hint (a torch `[rank3]:` prefix, an NCCL INFO line, a
+    /// vLLM engine-core process): counted only when no line has a real tag.
+    pub aux_rank: Option<String>,
     /// What the line means for the server's lifecycle.
     pub signal: Option<Signal>,
 }
@@ -25,8 +37,17 @@ pub struct LogLine {
 /// What one line says about a server.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Signal {
-    /// The engine's dump of its effective settings (`server_args=ServerArgs(…)`).
+    /// The engine's dump of its effective settings (`server_args=ServerArgs(…)`,
+    /// vLLM's `non-default args: {…}`, TGI's `Args { … }`).
     Settings(Box<ServerSettings>),
+    /// The engine's start banner (`vLLM API server version …`, `build: …`).
+    ProcessStart,
+    /// Distributed (NCCL / MPI) initialisation: `done` once it finished,
+    /// with the world size when the line gives it.
+    DistInit {
+        done: bool,
+        world_size: Option<u32>,
+    },
     WeightsBegin,
     /// A weight-loading progress bar update.
     ShardProgress {
@@ -35,11 +56,15 @@ pub enum Signal {
         total: u32,
         elapsed_seconds: Option<u32>,
     },
-    /// `Load weight end. type=Arch`: `draft` when the architecture is a drafter.
+    /// Weights are in: `Load weight end. type=Arch`, `Loading weights took
+    /// N seconds`, `Shard ready in Ns`… `draft` when it is a drafter's.
     WeightsEnd {
         arch: Option<String>,
         draft: bool,
+        seconds: Option<f64>,
     },
+    /// vLLM's `Loading drafter model...`: only a start marker.
+    DrafterBegin,
     KvCacheAllocated,
     CudaGraphBegin {
         draft: bool,
@@ -52,6 +77,9 @@ pub enum Signal {
         host: String,
         port: Option<u16>,
     },
+    /// uvicorn's `Application startup complete.`: readiness for engines that
+    /// load before it (vLLM, TensorRT-LLM), not for SGLang, which warms up after.
+    AppStartupComplete,
     /// The engine says it serves (`The server is fired up and ready to roll!`).
     Ready,
     /// A served request in the access log.
@@ -62,15 +90,20 @@ pub enum Signal {
     DraftAccepting,
     Failure {
         kind: FailureKind,
+        /// The port an address-in-use failure names.
+        port: Option<u16>,
     },
 }
 
-/// The kinds of failure a log can show.
+/// The kinds of failure a log can show, most specific first: when a log
+/// shows several, the most specific one names the failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum FailureKind {
     OutOfMemory,
     Nccl,
     AddressInUse,
+    /// The scheduler / engine core / shard / runner died.
+    EngineDied,
     Exception,
     ChildFailed,
     Killed,
@@ -82,6 +115,7 @@ impl FailureKind {
             FailureKind::OutOfMemory => "cuda-oom",
             FailureKind::Nccl => "nccl-error",
             FailureKind::AddressInUse => "address-in-use",
+            FailureKind::EngineDied => "engine-died",
             FailureKind::Exception => "exception",
             FailureKind::ChildFailed => "child-failed",
             FailureKind::Killed => "killed",
@@ -89,39 +123,76 @@ impl FailureKind {
     }
 }
 
-macro_rules! regex {
-    ($name:ident, $pattern:literal) => {
-        static $name: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new($pattern).ok());
-    };
+/// What an engine's line prefix held: its time, rank and where the message starts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prefix {
+    pub time: Option<String>,
+    pub rank: Option<String>,
+    pub aux_rank: Option<String>,
+    /// Byte offset of the message in the line given.
+    pub message: usize,
+    /// The engine whose grammar matched.
+    pub engine: Option<Engine>,
 }
 
-regex!(
-    SGLANG_PREFIX,
-    r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d|\d\d:\d\d:\d\d)((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)*)\] ?"
-);
+macro_rules! regex {
+    ($name:ident, $pattern:literal) => {
+        static $name: std::sync::LazyLock<Option<regex::Regex>> =
+            std::sync::LazyLock::new(|| regex::Regex::new($pattern).ok());
+    };
+}
+pub(crate) use regex;
+
 regex!(
     SHARDS,
-    r"Loading (?:safetensors|pt) checkpoint shards:\s+(\d+)% Completed \| (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
+    r"(?:checkpoint shards|loading shards):\s+(\d+)%(?: Completed \||\|[^|]*\|) (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
 );
 regex!(WEIGHTS_END, r"(?i)load weight end\.(?:.*?\btype=(\w+))?");
+regex!(ELAPSED, r"elapsed=(\d+(?:\.\d+)?) ?s");
+regex!(TOOK_SECONDS, r"(\d+(?:\.\d+)?) ?s(?:ec(?:ond)?s?)?\b");
 regex!(
-    UVICORN,
-    r"Uvicorn running on (?:https?://)?([^\s:/]+|\[[^\]]+\]):(\d+)"
+    HOST_PORT,
+    r"(?:https?://)?([A-Za-z0-9_.-]+|\[[^\]]+\]):(\d{1,5})\b"
 );
 regex!(
     ACCESS,
-    r#""(?:GET|POST|PUT|DELETE|HEAD) [^"]*HTTP/[\d.]+" (\d{3})"#
+    r#""(?:GET|POST|PUT|DELETE|HEAD|PATCH|OPTIONS) [^"]*HTTP/[\d.]+" (\d{3})"#
 );
-regex!(SERVER_ARGS_FIELD, r"(\w+)=('(?:[^'\\]|\\.)*'|[^,()]+)");
+regex!(GIN, r"\[GIN\][^|]*\|\s*(\d{3})\s*\|");
+regex!(
+    LLAMA_REQUEST,
+    r"request: (?:GET|POST|PUT|DELETE|HEAD|OPTIONS) \S+ \S+ (\d{3})"
+);
 regex!(ACCEPT_LEN, r"accept len: (\d+(?:\.\d+)?)");
 regex!(
-    VLLM_START,
-    r"Starting vLLM (?:API )?server(?: \d+)? on (?:https?://)?([^\s:/]+|\[[^\]]+\]):(\d+)"
+    PY_EXCEPTION,
+    r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)(?::|$)"
 );
 regex!(
     ANSI,
     r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|#033\[[0-9;]*m"
 );
+regex!(
+    ENVELOPE,
+    r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\s]+\] |[A-Za-z0-9][\w.-]*\s+\| |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? )"
+);
+regex!(
+    GENERIC_TIME,
+    r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?: - | )"
+);
+regex!(TORCH_RANK, r"^\[rank(\d+)\]:");
+regex!(OLD_RANK, r"^Rank (\d+): ");
+regex!(NCCL_RANK, r"NCCL INFO .*?\brank (\d+) nranks (\d+)");
+regex!(MPI_RANK, r"MPI size: (\d+), rank: (\d+)");
+regex!(RANK_GPU, r"\bRank (\d+) is using GPU");
+regex!(
+    WORLD,
+    r"(?:world_size=(\d+) rank=(\d+)|rank (\d+) in world size (\d+) is assigned)"
+);
+
+const LEVELS: &[&str] = &[
+    "INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "CRITICAL",
+];
 
 /// Removes ANSI colour and cursor sequences, including the `#033[` residue
 /// that syslog-style collectors leave behind.
@@ -135,42 +206,159 @@ pub fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Removes what a collector put before the engine's own line: markdown
+/// quoting, a CI or collector timestamp, `[pod/name] `, `service-1  | `,
+/// a journald header. A timestamp followed by a level word is the engine's
+/// own (TGI writes `2026-…Z  INFO`), so it stays.
+pub fn strip_envelope(line: &str) -> &str {
+    let mut rest = line;
+    for _ in 0..4 {
+        let trimmed = rest.trim_start_matches([' ', '\t']);
+        if let Some(quoted) = trimmed.strip_prefix('>') {
+            rest = quoted.strip_prefix(' ').unwrap_or(quoted);
+            continue;
+        }
+        let Some(m) = ENVELOPE.as_ref().and_then(|re| re.find(rest)) else {
+            break;
+        };
+        let after = &rest[m.end()..];
+        let first_word = after.split_whitespace().next().unwrap_or("");
+        if rest.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && (LEVELS.contains(&first_word) || after.starts_with(' '))
+        {
+            break;
+        }
+        rest = after;
+    }
+    rest
+}
+
+/// Reads a line's engine prefix: each engine's grammar, in turn.
+pub fn prefix(line: &str) -> Prefix {
+    let found = super::sglang_log::prefix(line)
+        .or_else(|| super::vllm_log::prefix(line))
+        .or_else(|| super::tgi_log::prefix(line))
+        .or_else(|| super::ollama_log::prefix(line))
+        .or_else(|| super::trtllm_log::prefix(line))
+        .or_else(|| super::llamacpp_log::prefix(line));
+    if let Some(prefix) = found {
+        return prefix;
+    }
+    let mut result = Prefix::default();
+    if let Some(c) = capture(&GENERIC_TIME, line) {
+        result.time = c.get(1).map(|m| m.as_str().to_owned());
+        result.message = c.get(0).map_or(0, |m| m.end());
+    }
+    let message = &line[result.message..];
+    if let Some(c) = capture(&TORCH_RANK, message) {
+        result.aux_rank = c.get(1).map(|m| format!("rank {}", m.as_str()));
+    } else if let Some(c) = capture(&OLD_RANK, message) {
+        result.rank = c.get(1).map(|m| format!("rank {}", m.as_str()));
+        result.message += c.get(0).map_or(0, |m| m.end());
+    }
+    result
+}
+
 /// Classifies one log line (one `\r`-separated segment of it, ANSI stripped).
 pub fn classify(line: &str) -> LogLine {
-    let mut result = LogLine::default();
-    let mut message = line.trim_start_matches("> ").trim_start();
-    if message.starts_with('[')
-        && let Some(captures) = SGLANG_PREFIX.as_ref().and_then(|re| re.captures(message))
-    {
-        result.time = captures.get(1).map(|m| m.as_str().to_owned());
-        result.rank = captures
-            .get(2)
-            .map(|m| m.as_str().trim())
-            .filter(|tag| !tag.is_empty())
-            .map(str::to_owned);
-        let end = captures.get(0).map_or(0, |m| m.end());
-        message = &message[end..];
-    }
-    result.signal = signal(message);
+    let line = strip_envelope(line);
+    let found = prefix(line);
+    let message = line.get(found.message..).unwrap_or("").trim_start();
+    let mut result = LogLine {
+        time: found.time,
+        rank: found.rank,
+        aux_rank: found.aux_rank,
+        signal: None,
+    };
+    body_ranks(message, &mut result);
+    result.signal = signal(message, line);
     result
+}
+
+/// A line's message without collector envelope, ANSI codes or engine
+/// prefix, trimmed and capped, for reports.
+pub fn message_of(line: &str) -> String {
+    let first = line.lines().next().unwrap_or("");
+    let clean = strip_ansi(first);
+    let line = strip_envelope(&clean);
+    let found = prefix(line);
+    let message = line.get(found.message..).unwrap_or(line).trim();
+    let cut = floor_char_boundary(message, 500);
+    message[..cut].to_owned()
+}
+
+/// Rank tags written in the message itself (NCCL, MPI, `world_size=… rank=…`).
+fn body_ranks(message: &str, result: &mut LogLine) {
+    if !message.contains("ank") {
+        return;
+    }
+    if let Some(c) = capture(&MPI_RANK, message).or_else(|| capture(&RANK_GPU, message)) {
+        let rank = c.get(c.len() - 1).map(|m| m.as_str());
+        if result.rank.is_none() {
+            result.rank = rank.map(|r| format!("rank {r}"));
+        }
+    } else if let Some(c) = capture(&NCCL_RANK, message).or_else(|| capture(&WORLD, message)) {
+        let rank = if message.contains("NCCL INFO") {
+            c.get(1)
+        } else {
+            c.get(2).or_else(|| c.get(3))
+        };
+        if result.aux_rank.is_none() {
+            result.aux_rank = rank.map(|r| format!("rank {}", r.as_str()));
+        }
+    }
 }
 
 fn capture<'t>(re: &LazyLock<Option<Regex>>, text: &'t str) -> Option<regex::Captures<'t>> {
     re.as_ref().and_then(|re| re.captures(text))
 }
 
-fn signal(message: &str) -> Option<Signal> {
-    // Cheap substring tests first: most lines of a big log match nothing.
-    if message.contains("server_args=ServerArgs(") {
-        return Some(Signal::Settings(Box::new(server_args(message))));
+pub(crate) fn capture_pub<'t>(
+    re: &LazyLock<Option<Regex>>,
+    text: &'t str,
+) -> Option<regex::Captures<'t>> {
+    capture(re, text)
+}
+
+/// The first `host:port` in a text.
+fn host_port(text: &str) -> Option<(String, Option<u16>)> {
+    let c = capture(&HOST_PORT, text)?;
+    Some((
+        c.get(1).map(|m| m.as_str().to_owned()).unwrap_or_default(),
+        c.get(2).and_then(|m| m.as_str().parse().ok()),
+    ))
+}
+
+/// `took 33.9 seconds`, `in 218.62s`, `in 5.65 seconds`: the first duration.
+fn seconds_in(text: &str) -> Option<f64> {
+    capture(&TOOK_SECONDS, text)
+        .and_then(|c| c.get(1))
+        .and_then(|m| m.as_str().parse().ok())
+}
+
+fn signal(message: &str, line: &str) -> Option<Signal> {
+    let has = |needle: &str| message.contains(needle);
+    // Settings dumps first: they quote arbitrary paths and flags.
+    if let Some(settings) = settings_dump(message) {
+        return Some(Signal::Settings(Box::new(settings)));
     }
-    if message.contains("checkpoint shards:") {
+    if let Some(kind) = failure(message) {
+        let port = (kind == FailureKind::AddressInUse)
+            .then(|| failed_port(message))
+            .flatten();
+        return Some(Signal::Failure { kind, port });
+    }
+    if has("checkpoint shards:") || has("loading shards:") {
         let c = capture(&SHARDS, message)?;
         let number = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
         let elapsed = match (number(4), number(5), number(6)) {
-            (hours, Some(minutes), Some(seconds)) => {
-                Some(hours.unwrap_or(0) * 3600 + minutes * 60 + seconds)
-            }
+            (hours, Some(minutes), Some(seconds)) => Some(
+                hours
+                    .unwrap_or(0)
+                    .saturating_mul(3600)
+                    .saturating_add(minutes.saturating_mul(60))
+                    .saturating_add(seconds),
+            ),
             _ => None,
         };
         return Some(Signal::ShardProgress {
@@ -180,49 +368,31 @@ fn signal(message: &str) -> Option<Signal> {
             elapsed_seconds: elapsed,
         });
     }
-    let lower_has = |needle: &str| message.contains(needle);
-    if lower_has("Load weight begin") {
-        return Some(Signal::WeightsBegin);
+    if let Some(signal) = start_and_dist(message) {
+        return Some(signal);
     }
-    if message.contains("oad weight end") {
-        let arch = capture(&WEIGHTS_END, message)
-            .and_then(|c| c.get(1))
-            .map(|m| m.as_str().to_owned());
-        let draft = arch.as_deref().is_some_and(is_draft_architecture);
-        return Some(Signal::WeightsEnd { arch, draft });
+    if let Some(signal) = weights(message, line) {
+        return Some(signal);
     }
-    if lower_has("KV Cache is allocated") || lower_has("GPU KV cache size") {
+    if has("KV Cache is allocated")
+        || has("GPU KV cache size")
+        || has("# GPU blocks:")
+        || has("Available KV cache memory")
+        || has("KV-cache blocks:")
+        || has("llama_kv_cache")
+        || has("paged KV cache")
+    {
         return Some(Signal::KvCacheAllocated);
     }
-    if lower_has("Capture ") && lower_has("cuda graph") || lower_has("CUDA graph begin") {
-        let draft = lower_has("draft");
-        if lower_has(" begin") {
-            return Some(Signal::CudaGraphBegin { draft });
-        }
-        if lower_has(" end") && !lower_has("failed") {
-            return Some(Signal::CudaGraphEnd { draft });
-        }
+    if (has("raph") || has("GRAPH"))
+        && let Some(signal) = cuda_graph(message)
+    {
+        return Some(signal);
     }
-    if lower_has("Uvicorn running on") {
-        let c = capture(&UVICORN, message)?;
-        return Some(Signal::Bound {
-            host: c.get(1).map(|m| m.as_str().to_owned()).unwrap_or_default(),
-            port: c.get(2).and_then(|m| m.as_str().parse().ok()),
-        });
+    if let Some(signal) = bind_and_ready(message, line) {
+        return Some(signal);
     }
-    if let Some(c) = capture(&VLLM_START, message) {
-        return Some(Signal::Bound {
-            host: c.get(1).map(|m| m.as_str().to_owned()).unwrap_or_default(),
-            port: c.get(2).and_then(|m| m.as_str().parse().ok()),
-        });
-    }
-    if lower_has("The server is fired up and ready to roll") {
-        return Some(Signal::Ready);
-    }
-    if let Some(failure) = failure(message) {
-        return Some(Signal::Failure { kind: failure });
-    }
-    if lower_has("accept len:") {
+    if has("accept len:") {
         let accepting = capture(&ACCEPT_LEN, message)
             .and_then(|c| c.get(1))
             .and_then(|m| m.as_str().parse::<f32>().ok())
@@ -231,41 +401,321 @@ fn signal(message: &str) -> Option<Signal> {
             return Some(Signal::DraftAccepting);
         }
     }
-    if message.contains("HTTP/1")
+    requests(message, line)
+}
+
+/// Start banners and distributed init.
+fn start_and_dist(message: &str) -> Option<Signal> {
+    let has = |needle: &str| message.contains(needle);
+    if has("vLLM API server version")
+        || message.starts_with("build: ")
+        || has("TensorRT-LLM version:")
+        || has("Starting TensorRT-LLM")
+    {
+        return Some(Signal::ProcessStart);
+    }
+    if has("Init torch distributed begin") {
+        return Some(Signal::DistInit {
+            done: false,
+            world_size: None,
+        });
+    }
+    if has("Init torch distributed ends")
+        || (has("NCCL INFO") && has("Init COMPLETE"))
+        || has("vLLM is using nccl==")
+        || (has("world_size=") && has("backend=nccl"))
+        || (has(" in world size ") && has("is assigned as"))
+        || has("MPI size: ")
+    {
+        regex!(
+            WORLD_SIZE,
+            r"(?:MPI size: |nranks |world size |world_size=)(\d+)"
+        );
+        let world_size = capture(&WORLD_SIZE, message)
+            .and_then(|c| c.get(1))
+            .and_then(|m| m.as_str().parse().ok());
+        return Some(Signal::DistInit {
+            done: true,
+            world_size,
+        });
+    }
+    None
+}
+
+/// Weight loading, drafter loading.
+fn weights(message: &str, line: &str) -> Option<Signal> {
+    let has = |needle: &str| message.contains(needle);
+    if has("Load weight begin")
+        || has("Starting to load model")
+        || message.starts_with("Starting shard")
+        || message.starts_with("main: loading model")
+        || has("starting llama server")
+        || has("starting runner")
+        || has("llm server loading model")
+    {
+        return Some(Signal::WeightsBegin);
+    }
+    if has("oad weight end") {
+        let arch = capture(&WEIGHTS_END, message)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str().to_owned());
+        let draft = arch.as_deref().is_some_and(is_draft_architecture);
+        let seconds = capture(&ELAPSED, message)
+            .and_then(|c| c.get(1))
+            .and_then(|m| m.as_str().parse().ok());
+        return Some(Signal::WeightsEnd {
+            arch,
+            draft,
+            seconds,
+        });
+    }
+    if has("Loading drafter model") {
+        return Some(Signal::DrafterBegin);
+    }
+    if let Some(rest) = message.strip_prefix("Detected ")
+        && (rest.starts_with("EAGLE") || rest.starts_with("MTP"))
+    {
+        let arch = rest.split([' ', '.']).next().map(str::to_owned);
+        return Some(Signal::WeightsEnd {
+            arch,
+            draft: true,
+            seconds: None,
+        });
+    }
+    let took = |marker: &str| {
+        message.find(marker).map(|at| Signal::WeightsEnd {
+            arch: None,
+            draft: false,
+            seconds: seconds_in(&message[at + marker.len()..]),
+        })
+    };
+    if has("Loading weights took") {
+        return took("took");
+    }
+    if has("Model loading took") {
+        // `Model loading took 15.27 GiB memory and 34.2 seconds`.
+        return took(" and ");
+    }
+    if message.starts_with("Shard ready in") {
+        return took("ready in");
+    }
+    if has("llama runner started in") {
+        return took("started in");
+    }
+    if message.starts_with("main: model loaded")
+        || has("Loaded engine size")
+        || (has("Loading model weights took") && line.contains("GB"))
+    {
+        return Some(Signal::WeightsEnd {
+            arch: None,
+            draft: false,
+            seconds: None,
+        });
+    }
+    None
+}
+
+fn cuda_graph(message: &str) -> Option<Signal> {
+    let lower = message.to_ascii_lowercase();
+    let has = |needle: &str| lower.contains(needle);
+    let draft = has("draft");
+    if has("graph capturing finished") {
+        return Some(Signal::CudaGraphEnd { draft });
+    }
+    if has("capturing cuda graphs")
+        || has("capturing cudagraphs")
+        || has("capturing the model for cuda graphs")
+    {
+        return Some(Signal::CudaGraphBegin { draft });
+    }
+    if has("capture") && has("cuda graph") {
+        if has(" begin") {
+            return Some(Signal::CudaGraphBegin { draft });
+        }
+        if has(" end") && !has("failed") {
+            return Some(Signal::CudaGraphEnd { draft });
+        }
+    }
+    None
+}
+
+fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
+    let has = |needle: &str| message.contains(needle);
+    let bound = |text: &str| host_port(text).map(|(host, port)| Signal::Bound { host, port });
+    if let Some(at) = message.find("Uvicorn running on") {
+        return bound(&message[at..]);
+    }
+    if let Some(at) = message
+        .find("Starting vLLM API server")
+        .or_else(|| message.find("Starting vLLM server"))
+    {
+        return bound(&message[at..]);
+    }
+    if let Some(at) = message.find("Started HTTPService at") {
+        return bound(&message[at..]);
+    }
+    if let Some(at) = message.find("HTTP server is listening, hostname: ") {
+        // llama.cpp binds before it loads: `hostname: H, port: P, …`.
+        let rest = &message[at + "HTTP server is listening, hostname: ".len()..];
+        let host = rest.split(',').next().unwrap_or("").trim().to_owned();
+        let port = rest
+            .split("port: ")
+            .nth(1)
+            .and_then(|p| p.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|p| p.parse().ok());
+        return Some(Signal::Bound { host, port });
+    }
+    if has("server is listening on") || has("starting the main loop") {
+        return Some(Signal::Ready);
+    }
+    if let Some(rest) = message.strip_prefix("Listening on ")
+        && rest.contains("(version")
+    {
+        return bound(rest);
+    }
+    if has("Application startup complete") {
+        return Some(Signal::AppStartupComplete);
+    }
+    if has("The server is fired up and ready to roll") {
+        return Some(Signal::Ready);
+    }
+    if message.trim_end() == "Connected" && line.contains("text_generation_router") {
+        return Some(Signal::Ready);
+    }
+    None
+}
+
+fn requests(message: &str, line: &str) -> Option<Signal> {
+    let has = |needle: &str| message.contains(needle);
+    let status = |c: regex::Captures<'_>| c.get(1).and_then(|m| m.as_str().parse().ok());
+    if (has("HTTP/1") || has("HTTP/2"))
         && let Some(c) = capture(&ACCESS, message)
     {
-        return Some(Signal::Request {
-            status: c.get(1).and_then(|m| m.as_str().parse().ok()),
-        });
+        return Some(Signal::Request { status: status(c) });
+    }
+    if has("[GIN]")
+        && let Some(c) = capture(&GIN, message)
+    {
+        return Some(Signal::Request { status: status(c) });
+    }
+    if has("request: ")
+        && let Some(c) = capture(&LLAMA_REQUEST, message)
+    {
+        return Some(Signal::Request { status: status(c) });
+    }
+    if message.trim_end() == "Success" && line.contains("text_generation_router") {
+        return Some(Signal::Request { status: Some(200) });
+    }
+    if has("Prefill batch") || has("Decode batch") || has("launch_slot_") {
+        return Some(Signal::Request { status: None });
+    }
+    if has("Avg prompt throughput:") && !has("Running: 0 reqs") {
+        return Some(Signal::Request { status: None });
     }
     None
 }
 
 fn failure(message: &str) -> Option<FailureKind> {
     let has = |needle: &str| message.contains(needle);
-    if has("CUDA out of memory") || has("OutOfMemoryError") || has("Not enough memory") {
+    if has("CUDA out of memory")
+        || has("OutOfMemoryError")
+        || has("Not enough memory")
+        || has("cudaErrorMemoryAllocation")
+        || has("No available memory for the cache blocks")
+        || has("larger than the available KV cache memory")
+        || has("is less than desired GPU memory utilization")
+        || (has("cudaMalloc failed") && has("out of memory"))
+        || has("failed to allocate CUDA")
+    {
         return Some(FailureKind::OutOfMemory);
     }
-    if has("NCCL error") || has("Watchdog caught collective operation timeout") {
+    if has("NCCL error")
+        || has("ncclSystemError")
+        || has("ncclInternalError")
+        || has("ncclUnhandledCudaError")
+        || has("ncclRemoteError")
+        || has("Watchdog caught collective operation timeout")
+        || (has("NCCL WARN") && has("failed"))
+    {
         return Some(FailureKind::Nccl);
     }
-    if has("Address already in use") || has("EADDRINUSE") || has("[Errno 98]") {
+    if has("ddress already in use")
+        || has("EADDRINUSE")
+        || has("[Errno 98]")
+        || has("Only one usage of each socket address")
+        || has("couldn't bind HTTP server socket")
+    {
         return Some(FailureKind::AddressInUse);
     }
-    if has("Scheduler hit an exception")
-        || has("Traceback (most recent call last)")
+    if message.trim_end() == "Killed"
+        || killed_by_shell(message)
+        || has("signal: killed")
+        || has("SIGKILL")
+        || has("exit code 137")
+        || has("exited with code 137")
+        || has("exitcode=137")
+        || has("with signal 9")
+    {
+        return Some(FailureKind::Killed);
+    }
+    if has("EngineDeadError")
+        || has("Engine core initialization failed")
         || has("EngineCore failed to start")
+        || has("WorkerProc failed to start")
+        || (has("Engine core proc") && has("died unexpectedly"))
+        || has("Engine process failed to start")
+        || has("Scheduler hit an exception")
+        || has("TpModelWorkerClient hit an exception")
+        || has("DataParallelController hit an exception")
+        || (message.starts_with("Shard ") && (has("failed to start") || has(" crashed")))
+        || has("ShardCannotStart")
+        || has("Webserver Crashed")
+        || has("WebserverFailed")
+        || has("llama runner process has terminated")
+        || has("exiting due to model loading error")
+        || has("failed to load model")
+    {
+        return Some(FailureKind::EngineDied);
+    }
+    if has("Traceback (most recent call last)")
         || has("Initialization failed")
+        || (message.starts_with(|c: char| c.is_ascii_uppercase())
+            && (has("Error") || has("Exception"))
+            && PY_EXCEPTION.as_ref().is_some_and(|re| re.is_match(message)))
     {
         return Some(FailureKind::Exception);
     }
     if has("Received sigquit from a child process") || has("Child process unexpectedly failed") {
         return Some(FailureKind::ChildFailed);
     }
-    if message.trim() == "Killed" {
-        return Some(FailureKind::Killed);
-    }
     None
+}
+
+/// The shell's `bash: line 1: 4242 Killed   python …` (or `[1]+  Killed`).
+fn killed_by_shell(message: &str) -> bool {
+    let words: Vec<&str> = message.split_whitespace().take(8).collect();
+    words.windows(2).any(|w| {
+        w[1] == "Killed"
+            && w[0]
+                .trim_matches(['[', ']', '+', '-'])
+                .chars()
+                .all(|c| c.is_ascii_digit())
+    })
+}
+
+/// The port an address-in-use line names (`('0.0.0.0', 8000)`,
+/// `tcp://127.0.0.1:29236`, `127.0.0.1:11434`, `port: 8080`).
+fn failed_port(message: &str) -> Option<u16> {
+    regex!(
+        PORT_IN,
+        r"(?:'[^']*', (\d{1,5})\)|:(\d{1,5})\b|port:? (\d{1,5})\b)"
+    );
+    let c = capture(&PORT_IN, message)?;
+    c.iter()
+        .skip(1)
+        .flatten()
+        .next()
+        .and_then(|m| m.as_str().parse().ok())
 }
 
 /// Drafter architectures: EAGLE, EAGLE-3, MTP and NextN heads.
@@ -276,38 +726,135 @@ fn is_draft_architecture(arch: &str) -> bool {
         .any(|needle| lower.contains(needle))
 }
 
-/// Reads the fields hindsight needs from SGLang's `server_args=ServerArgs(...)`.
-fn server_args(message: &str) -> ServerSettings {
-    let mut settings = ServerSettings::default();
-    let Some(re) = SERVER_ARGS_FIELD.as_ref() else {
-        return settings;
+/// The engines' settings dumps.
+fn settings_dump(message: &str) -> Option<ServerSettings> {
+    if let Some(at) = message.find("server_args=ServerArgs(") {
+        return Some(settings_from_fields(&message[at + 22..]));
+    }
+    super::vllm_log::settings(message)
+        .or_else(|| super::tgi_log::settings(message))
+        .or_else(|| super::ollama_log::settings(message))
+        .or_else(|| super::llamacpp_log::settings(message))
+}
+
+/// Splits `key=value, key: value, 'key': value` lists at depth zero; values
+/// keep their nesting (`{…}`, `(…)`, `[…]`) and quotes.
+pub fn fields(text: &str) -> Vec<(&str, &str)> {
+    let inner = text.trim();
+    let inner = match inner.chars().next() {
+        Some('(' | '{' | '[') => &inner[1..],
+        _ => inner,
     };
-    for c in re.captures_iter(message) {
-        let (Some(key), Some(raw)) = (c.get(1), c.get(2)) else {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let mut escaped = false;
+    fn push<'t>(out: &mut Vec<(&'t str, &'t str)>, piece: &'t str) {
+        let piece = piece.trim();
+        let split = piece.find([':', '=']).filter(|&at| {
+            !piece[..at].contains(['(', '{', '[', ' ', '"']) || piece.starts_with(['\'', '"'])
+        });
+        if let Some(at) = split {
+            let key = piece[..at].trim().trim_matches(['\'', '"']);
+            let value = piece[at + 1..].trim();
+            if !key.is_empty() {
+                out.push((key, value));
+            }
+        }
+    }
+    for (i, c) in inner.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
             continue;
-        };
-        let raw = raw.as_str().trim();
-        let text = raw.trim_matches('\'');
-        let is_none = raw == "None";
-        let string = || (!is_none).then(|| text.to_owned());
-        let number = || text.parse::<u32>().ok();
-        match key.as_str() {
-            "model_path" => settings.model = string(),
-            "host" => settings.bind_host = string(),
-            "port" => settings.port = text.parse().ok(),
-            "tp_size" => settings.tp_size = number(),
-            "pp_size" => settings.pp_size = number(),
-            "dp_size" => settings.dp_size = number(),
-            "ep_size" => settings.ep_size = number(),
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => {
+                if depth == 0 {
+                    push(&mut out, &inner[start..i]);
+                    return out;
+                }
+                depth -= 1;
+            }
+            ',' if depth == 0 => {
+                push(&mut out, &inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(&mut out, &inner[start..]);
+    out
+}
+
+/// A dumped value as plain text: quotes removed, `Some(x)` unwrapped, `None`
+/// and empty values absent.
+pub fn plain(value: &str) -> Option<&str> {
+    let mut v = value.trim();
+    if let Some(inner) = v.strip_prefix("Some(").and_then(|s| s.strip_suffix(')')) {
+        v = inner.trim();
+    }
+    let v = v.trim_end_matches(',').trim().trim_matches(['\'', '"']);
+    (!v.is_empty() && v != "None" && v != "null").then_some(v)
+}
+
+/// Reads the fields hindsight needs from a `key=value` settings dump, under
+/// the names SGLang, vLLM and TGI use.
+pub fn settings_from_fields(text: &str) -> ServerSettings {
+    let mut settings = ServerSettings::default();
+    for (key, raw) in fields(text) {
+        let value = plain(raw);
+        let string = || value.map(str::to_owned);
+        let number = || value.and_then(|v| v.parse::<u32>().ok());
+        match key {
+            // vLLM dumps both `model_tag` and `model`; the first wins.
+            "model_path" | "model" | "model_id" | "model_tag" if settings.model.is_none() => {
+                settings.model = string();
+            }
+            "host" | "hostname" => settings.bind_host = string(),
+            "port" => settings.port = value.and_then(|v| v.parse().ok()),
+            "tp_size" | "tensor_parallel_size" | "num_shard" => settings.tp_size = number(),
+            "pp_size" | "pipeline_parallel_size" => settings.pp_size = number(),
+            "dp_size" | "data_parallel_size" => settings.dp_size = number(),
+            "ep_size" | "expert_parallel_size" => settings.ep_size = number(),
             "nnodes" => settings.nnodes = number(),
-            "enable_dp_attention" => settings.enable_dp_attention = text == "True",
-            "speculative_algorithm" => settings.speculative_algorithm = string(),
-            "speculative_draft_model_path" => settings.draft_model = string(),
-            "mem_fraction_static" => settings.mem_fraction = text.parse().ok(),
+            "enable_dp_attention" => settings.enable_dp_attention = value == Some("True"),
+            "speculative_algorithm" | "speculative_method" => {
+                settings.speculative_algorithm = string();
+            }
+            "speculative_draft_model_path" | "speculative_model" => {
+                settings.draft_model = string();
+            }
+            "speculative_config" => speculative_config(raw, &mut settings),
+            "mem_fraction_static" | "gpu_memory_utilization" | "cuda_memory_fraction" => {
+                settings.mem_fraction = value.and_then(|v| v.parse().ok());
+            }
             _ => {}
         }
     }
     settings
+}
+
+/// `{'method': 'eagle3', 'model': '…'}` or `SpeculativeConfig(method='mtp', …)`.
+fn speculative_config(raw: &str, settings: &mut ServerSettings) {
+    let body = raw
+        .trim()
+        .trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+    for (key, value) in fields(body) {
+        match key {
+            "method" => settings.speculative_algorithm = plain(value).map(str::to_owned),
+            "model" => settings.draft_model = plain(value).map(str::to_owned),
+            _ => {}
+        }
+    }
 }
 
 /// A rank tag found anywhere in a line of tool output: a log prefix
@@ -324,6 +871,159 @@ pub fn rank_in_text(line: &str) -> Option<String> {
     (!normalized.is_empty()).then(|| normalized.to_owned())
 }
 
+/// Parses a whole server log: one event per line, or per `\r`-separated
+/// progress update within a line. Hard-wrapped continuation lines and TGI's
+/// multi-line `Args {…}` are joined to the line they continue, so a wrapped
+/// signal is still read; the event then spans every piece.
+pub fn parse_log(text: &str, source: usize) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut block: Option<Block> = None;
+    for (offset, line) in lines_with_offsets(text) {
+        let examined = &line[..floor_char_boundary(line, LONG_LINE)];
+        if let Some(open) = block.as_mut()
+            && open.takes(examined)
+        {
+            open.push(offset, examined);
+            continue;
+        }
+        if let Some(done) = block.take() {
+            done.emit(&mut parsed, source);
+        }
+        // tqdm redraws a bar with `\r`: each redraw is one update.
+        let mut segment_start = 0;
+        let segments = examined.split('\r').count();
+        for (index, segment) in examined.split('\r').enumerate() {
+            let start = offset + segment_start;
+            segment_start += segment.len() + 1;
+            if segment.trim().is_empty() {
+                continue;
+            }
+            if index + 1 == segments {
+                // The last segment may continue on the next lines.
+                block = Some(Block::new(start, segment));
+            } else {
+                let clean = strip_ansi(segment);
+                parsed.events.push(Event {
+                    span: Span::new(source, start, start + segment.len()),
+                    kind: EventKind::Log(classify(&clean)),
+                });
+            }
+        }
+    }
+    if let Some(done) = block.take() {
+        done.emit(&mut parsed, source);
+    }
+    parsed
+}
+
+/// Terminal and pager widths at which pasted logs are hard-wrapped.
+const WRAP_WIDTHS: &[usize] = &[80, 100, 120, 132, 150, 160, 180, 200, 220, 240, 250, 256];
+
+/// A line being read, with the lines that continue it.
+struct Block {
+    start: usize,
+    end: usize,
+    text: String,
+    /// Width of the first piece, in chars: hard-wrapped pieces share it.
+    width: usize,
+    /// Width of the latest piece.
+    last_width: usize,
+    /// A TGI `Args {` dump, closed by a line `}`.
+    args: bool,
+    closed: bool,
+    pieces: usize,
+}
+
+impl Block {
+    fn new(start: usize, segment: &str) -> Block {
+        let clean = strip_ansi(segment);
+        let width = clean.chars().count();
+        Block {
+            start,
+            end: start + segment.len(),
+            args: clean.trim_end().ends_with("Args {"),
+            text: clean.into_owned(),
+            width,
+            last_width: width,
+            closed: false,
+            pieces: 1,
+        }
+    }
+
+    /// Whether `line` continues this block.
+    fn takes(&self, line: &str) -> bool {
+        if self.closed || self.pieces >= 200 || line.contains('\r') {
+            return false;
+        }
+        if self.args {
+            return true;
+        }
+        // A hard wrap at a terminal's width: every piece but the last is
+        // exactly that wide, and the continuation is nothing on its own (no
+        // collector envelope, engine prefix or signal). Only usual widths
+        // count, so a long line followed by untagged output is left alone.
+        let clean = strip_ansi(line);
+        let head_prefixed = {
+            let head = prefix(strip_envelope(&self.text));
+            head.time.is_some() || head.rank.is_some()
+        };
+        head_prefixed
+            && WRAP_WIDTHS.contains(&self.width)
+            && self.last_width == self.width
+            && !clean.is_empty()
+            && !clean.starts_with([' ', '\t'])
+            && strip_envelope(&clean).len() == clean.len()
+            && prefix(&clean) == Prefix::default()
+            && classify(&clean).signal.is_none()
+    }
+
+    fn push(&mut self, offset: usize, line: &str) {
+        let clean = strip_ansi(line);
+        if self.args {
+            self.text.push(' ');
+            self.text.push_str(clean.trim());
+            self.closed = clean.trim() == "}";
+        } else {
+            self.text.push_str(&clean);
+        }
+        self.last_width = clean.chars().count();
+        self.end = offset + line.len();
+        self.pieces += 1;
+    }
+
+    fn emit(self, parsed: &mut Parsed, source: usize) {
+        parsed.events.push(Event {
+            span: Span::new(source, self.start, self.end),
+            kind: EventKind::Log(classify(&self.text)),
+        });
+    }
+}
+
+/// Which engine wrote a line, from its shape and words, for format detection.
+pub fn engine_hint(line: &str) -> Option<Engine> {
+    let line = strip_envelope(line);
+    let found = prefix(line);
+    if found.engine.is_some() {
+        return found.engine;
+    }
+    let has = |needle: &str| line.contains(needle);
+    if has("server_args=ServerArgs") || has("sglang") || has("fired up and ready to roll") {
+        Some(Engine::Sglang)
+    } else if has("vLLM") || has("vllm") {
+        Some(Engine::Vllm)
+    } else if has("text_generation_") {
+        Some(Engine::Tgi)
+    } else if has("[GIN]") || has("ollama") {
+        Some(Engine::Ollama)
+    } else if has("TRT-LLM") || has("TensorRT-LLM") || has("tensorrt_llm") {
+        Some(Engine::TensorrtLlm)
+    } else if has("llama_model_loader") || has("load_tensors:") || has("llama-server") {
+        Some(Engine::LlamaCpp)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,15 +1032,25 @@ mod tests {
     fn all_patterns_compile() {
         // Patterns are built lazily and a bad one would silently match nothing.
         for pattern in [
-            &SGLANG_PREFIX,
             &SHARDS,
             &WEIGHTS_END,
-            &UVICORN,
+            &ELAPSED,
+            &TOOK_SECONDS,
+            &HOST_PORT,
             &ACCESS,
-            &SERVER_ARGS_FIELD,
+            &GIN,
+            &LLAMA_REQUEST,
             &ACCEPT_LEN,
-            &VLLM_START,
+            &PY_EXCEPTION,
             &ANSI,
+            &ENVELOPE,
+            &GENERIC_TIME,
+            &TORCH_RANK,
+            &OLD_RANK,
+            &NCCL_RANK,
+            &MPI_RANK,
+            &RANK_GPU,
+            &WORLD,
         ] {
             assert!(pattern.is_some());
         }
@@ -372,18 +1082,31 @@ mod tests {
                 elapsed_seconds: Some(34)
             })
         );
+        let plain_tqdm = classify(
+            "Loading safetensors checkpoint shards:  50%|█████     | 2/4 [01:02<01:02, 31.0s/it]",
+        );
+        assert!(matches!(
+            plain_tqdm.signal,
+            Some(Signal::ShardProgress {
+                done: 2,
+                total: 4,
+                elapsed_seconds: Some(62),
+                ..
+            })
+        ));
     }
 
     #[test]
     fn drafter_weights_end_is_recognised() {
         let line = classify(
-            "[2026-02-11 22:36:02 TP0] Load weight end. type=LlamaForCausalLMEagle3, dtype=torch.bfloat16, avail mem=20.1 GB, mem usage=1.2 GB.",
+            "[2026-02-11 22:36:02 TP0] Load weight end. elapsed=3.5 s, type=LlamaForCausalLMEagle3, dtype=torch.bfloat16, avail mem=20.1 GB, mem usage=1.2 GB.",
         );
         assert_eq!(
             line.signal,
             Some(Signal::WeightsEnd {
                 arch: Some("LlamaForCausalLMEagle3".into()),
-                draft: true
+                draft: true,
+                seconds: Some(3.5),
             })
         );
     }
@@ -397,6 +1120,10 @@ mod tests {
         assert_eq!(
             classify("[2026-02-11 22:36:50] INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)").signal,
             Some(Signal::Bound { host: "0.0.0.0".into(), port: Some(8000) })
+        );
+        assert_eq!(
+            classify("INFO:     Application startup complete.").signal,
+            Some(Signal::AppStartupComplete)
         );
     }
 
@@ -412,12 +1139,31 @@ mod tests {
         assert_eq!(s.port, Some(8000));
         assert_eq!(s.draft_model.as_deref(), Some("/data/d"));
         assert_eq!(s.model.as_deref(), Some("/data/m"));
+        assert_eq!(s.mem_fraction, Some(0.9));
     }
 
     #[test]
     fn ansi_and_residue_are_stripped() {
         assert_eq!(strip_ansi("\x1b[32mINFO\x1b[0m ok"), "INFO ok");
         assert_eq!(strip_ansi("#033[0;36mx#033[0m"), "x");
+    }
+
+    #[test]
+    fn envelopes_are_removed_but_engine_timestamps_kept() {
+        assert_eq!(
+            strip_envelope("2026-11-30T10:00:00.1234567Z [2026-11-30 10:00:00 TP0] x"),
+            "[2026-11-30 10:00:00 TP0] x"
+        );
+        assert_eq!(strip_envelope("> > INFO 11-30 x"), "INFO 11-30 x");
+        assert_eq!(strip_envelope("[pod/vllm-0] INFO x"), "INFO x");
+        assert_eq!(strip_envelope("vllm-1  | INFO x"), "INFO x");
+        let tgi =
+            "2026-11-30T10:00:00.123456Z  INFO text_generation_launcher: Starting shard rank=0";
+        assert_eq!(strip_envelope(tgi), tgi);
+        assert_eq!(
+            strip_envelope("Nov 30 10:00:00 gpu1 vllm[311]: INFO 11-30 x"),
+            "INFO 11-30 x"
+        );
     }
 
     #[test]
@@ -435,22 +1181,92 @@ mod tests {
             Some("TP2")
         );
         assert_eq!(rank_in_text("no rank here [ok]"), None);
+        assert_eq!(
+            classify("Rank 1: load weight end.").rank.as_deref(),
+            Some("rank 1")
+        );
+        assert_eq!(
+            classify("[rank3]:[E304 12:54:52.1 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout").aux_rank.as_deref(),
+            Some("rank 3")
+        );
     }
 
     #[test]
     fn failures() {
+        let kind = |line: &str| match classify(line).signal {
+            Some(Signal::Failure { kind, .. }) => Some(kind),
+            _ => None,
+        };
         assert_eq!(
-            classify("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB.")
+            kind("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB."),
+            Some(FailureKind::OutOfMemory)
+        );
+        assert_eq!(
+            kind("[2026-02-11 22:35:07 TP0] Scheduler hit an exception: Traceback"),
+            Some(FailureKind::EngineDied)
+        );
+        assert_eq!(
+            kind("RuntimeError: NCCL error: unhandled system error"),
+            Some(FailureKind::Nccl)
+        );
+        assert_eq!(
+            kind("vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue."),
+            Some(FailureKind::EngineDied)
+        );
+        assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
+        assert_eq!(kind("Killed"), Some(FailureKind::Killed));
+        assert_eq!(
+            kind("bash: line 1: 4242 Killed python3 -m vllm.entrypoints.openai.api_server"),
+            Some(FailureKind::Killed)
+        );
+        assert_eq!(kind("UserWarning: something"), None);
+        assert_eq!(
+            classify("zmq.error.ZMQError: Address already in use (addr='tcp://127.0.0.1:29236')")
                 .signal,
             Some(Signal::Failure {
-                kind: FailureKind::OutOfMemory
+                kind: FailureKind::AddressInUse,
+                port: Some(29236)
             })
         );
         assert_eq!(
-            classify("[2026-02-11 22:35:07 TP0] Scheduler hit an exception: Traceback").signal,
-            Some(Signal::Failure {
-                kind: FailureKind::Exception
-            })
+            classify("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use").signal,
+            Some(Signal::Failure { kind: FailureKind::AddressInUse, port: Some(8000) })
         );
+    }
+
+    #[test]
+    fn fields_keep_nesting() {
+        let f = fields("(a='x, y', b=Some(2), c={'m': 'z'}, d=None)");
+        assert_eq!(
+            f,
+            vec![
+                ("a", "'x, y'"),
+                ("b", "Some(2)"),
+                ("c", "{'m': 'z'}"),
+                ("d", "None")
+            ]
+        );
+        assert_eq!(plain("Some(2)"), Some("2"));
+        assert_eq!(plain("None"), None);
+    }
+
+    #[test]
+    fn hard_wrapped_lines_are_joined() {
+        // Wrapped at 80 columns in the middle of the drafter's architecture.
+        let head =
+            "[2026-02-11 22:36:02 TP0] Load weight end. elapsed=3 s, mem usage=1 GB, type=Lla";
+        assert_eq!(head.chars().count(), 80);
+        let text = format!(
+            "{head}\nmaForCausalLMEagle3, dtype=torch.bfloat16\n[2026-02-11 22:36:03 TP0] next\n"
+        );
+        let parsed = parse_log(&text, 0);
+        assert_eq!(parsed.events.len(), 2);
+        let EventKind::Log(line) = &parsed.events[0].kind else {
+            panic!("log event expected")
+        };
+        assert!(matches!(
+            line.signal,
+            Some(Signal::WeightsEnd { draft: true, .. })
+        ));
     }
 }

@@ -8,12 +8,17 @@ pub mod aider;
 pub mod claude_code;
 pub mod codex;
 mod json_doc;
+pub mod llamacpp_log;
 pub mod logline;
+pub mod ollama_log;
 pub mod openhands;
 pub mod pasted;
 pub mod sglang_log;
 pub mod shell;
 pub mod swe_agent;
+pub mod tgi_log;
+pub mod trtllm_log;
+pub mod vllm_log;
 
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +47,18 @@ pub enum Format {
     SweAgentTrajectory,
     /// An SGLang server log.
     SglangLog,
+    /// A vLLM server log.
+    VllmLog,
+    /// A Text Generation Inference (launcher and router) log.
+    TgiLog,
+    /// A llama.cpp `llama-server` log.
+    LlamaCppLog,
+    /// An Ollama server log.
+    OllamaLog,
+    /// A TensorRT-LLM (`trtllm-serve`, C++ runtime) log.
+    TensorrtLlmLog,
+    /// A server log whose engine its lines do not tell.
+    ServerLog,
     /// A JSON document of no known transcript shape (a saved report, a
     /// config): kept, but nothing is extracted from it.
     JsonDocument,
@@ -56,6 +73,12 @@ impl Format {
         Format::OpenhandsTrajectory,
         Format::SweAgentTrajectory,
         Format::SglangLog,
+        Format::VllmLog,
+        Format::TgiLog,
+        Format::LlamaCppLog,
+        Format::OllamaLog,
+        Format::TensorrtLlmLog,
+        Format::ServerLog,
         Format::JsonDocument,
     ];
 
@@ -68,6 +91,12 @@ impl Format {
             Format::OpenhandsTrajectory => "openhands-trajectory",
             Format::SweAgentTrajectory => "swe-agent-trajectory",
             Format::SglangLog => "sglang-log",
+            Format::VllmLog => "vllm-log",
+            Format::TgiLog => "tgi-log",
+            Format::LlamaCppLog => "llama-cpp-log",
+            Format::OllamaLog => "ollama-log",
+            Format::TensorrtLlmLog => "tensorrt-llm-log",
+            Format::ServerLog => "server-log",
             Format::JsonDocument => "json-document",
         }
     }
@@ -89,7 +118,37 @@ impl Format {
 
     /// Whether this format is a server log (as opposed to a transcript).
     pub fn is_log(self) -> bool {
-        matches!(self, Format::SglangLog)
+        self.log_engine().is_some()
+    }
+
+    /// The engine a server-log format belongs to (`Unknown` for a generic
+    /// server log); `None` for transcripts and documents.
+    pub fn log_engine(self) -> Option<crate::engine::Engine> {
+        use crate::engine::Engine;
+        match self {
+            Format::SglangLog => Some(Engine::Sglang),
+            Format::VllmLog => Some(Engine::Vllm),
+            Format::TgiLog => Some(Engine::Tgi),
+            Format::LlamaCppLog => Some(Engine::LlamaCpp),
+            Format::OllamaLog => Some(Engine::Ollama),
+            Format::TensorrtLlmLog => Some(Engine::TensorrtLlm),
+            Format::ServerLog => Some(Engine::Unknown),
+            _ => None,
+        }
+    }
+
+    /// The server-log format of an engine.
+    pub fn of_engine(engine: crate::engine::Engine) -> Format {
+        use crate::engine::Engine;
+        match engine {
+            Engine::Sglang => Format::SglangLog,
+            Engine::Vllm => Format::VllmLog,
+            Engine::Tgi => Format::TgiLog,
+            Engine::LlamaCpp => Format::LlamaCppLog,
+            Engine::Ollama => Format::OllamaLog,
+            Engine::TensorrtLlm => Format::TensorrtLlmLog,
+            Engine::Unknown => Format::ServerLog,
+        }
     }
 }
 
@@ -172,6 +231,8 @@ pub fn detect(text: &str) -> Format {
     }
     let mut log_lines = 0usize;
     let mut transcript_marks = 0usize;
+    // Votes per engine, in `Engine` order.
+    let mut votes = [0usize; 7];
     for line in head.lines().take(400) {
         let trimmed = line.trim_start();
         if pasted::is_message_marker(trimmed) || pasted::prompt(line).is_some() {
@@ -183,13 +244,42 @@ pub fn detect(text: &str) -> Format {
             if classified.time.is_some() || classified.signal.is_some() {
                 log_lines += 1;
             }
+            if let Some(engine) = logline::engine_hint(segment) {
+                votes[engine as usize] += 1;
+            }
         }
     }
     if log_lines > 0 && log_lines >= transcript_marks * 4 {
-        Format::SglangLog
+        Format::of_engine(log_engine_of(&votes))
     } else {
         Format::PastedText
     }
+}
+
+/// The engine most lines point to. Ollama's runner prints llama.cpp's own
+/// lines and trtllm-serve prints uvicorn's, so any Ollama line wins over
+/// llama.cpp.
+fn log_engine_of(votes: &[usize; 7]) -> crate::engine::Engine {
+    use crate::engine::Engine;
+    const ORDER: [Engine; 6] = [
+        Engine::Sglang,
+        Engine::Vllm,
+        Engine::Tgi,
+        Engine::LlamaCpp,
+        Engine::Ollama,
+        Engine::TensorrtLlm,
+    ];
+    if votes[Engine::Ollama as usize] > 0
+        && votes[Engine::Ollama as usize] * 4 >= votes[Engine::LlamaCpp as usize].min(4)
+    {
+        return Engine::Ollama;
+    }
+    ORDER
+        .iter()
+        .copied()
+        .filter(|e| votes[*e as usize] > 0)
+        .max_by_key(|e| votes[*e as usize])
+        .unwrap_or(Engine::Unknown)
 }
 
 /// `{"…` or `[{`, `["`, `[]`: a JSON document, not `[msg 1]` or `[2026-…]`.
@@ -256,6 +346,12 @@ pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
         Format::OpenhandsTrajectory => openhands::parse(&source.text, id),
         Format::SweAgentTrajectory => swe_agent::parse(&source.text, id),
         Format::SglangLog => sglang_log::parse(&source.text, id),
+        Format::VllmLog => vllm_log::parse(&source.text, id),
+        Format::TgiLog => tgi_log::parse(&source.text, id),
+        Format::LlamaCppLog => llamacpp_log::parse(&source.text, id),
+        Format::OllamaLog => ollama_log::parse(&source.text, id),
+        Format::TensorrtLlmLog => trtllm_log::parse(&source.text, id),
+        Format::ServerLog => logline::parse_log(&source.text, id),
         Format::JsonDocument => Parsed {
             events: Vec::new(),
             diagnostics: vec![Diagnostic::info(
@@ -295,6 +391,43 @@ mod tests {
             Format::SglangLog
         );
         assert_eq!(detect(""), Format::PastedText);
+    }
+
+    #[test]
+    fn detects_each_engine_from_its_lines() {
+        let cases = [
+            (
+                "(APIServer pid=1) INFO 11-30 10:00:00 [api_server.py:1] vLLM API server version 0.10.2\n(APIServer pid=1) INFO 11-30 10:00:01 [utils.py:1] non-default args: {'model': 'm'}\n",
+                Format::VllmLog,
+            ),
+            (
+                "INFO 11-30 10:00:00 llm_engine.py:1] Initializing an LLM engine (v0.6.4) with config: model='m'\n",
+                Format::VllmLog,
+            ),
+            (
+                "2026-11-30T10:00:00.1Z  INFO text_generation_launcher: Args { model_id: \"m\" }\n2026-11-30T10:00:01.1Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0\n",
+                Format::TgiLog,
+            ),
+            (
+                "build: 4524 (6171c9d2) with cc for x86_64-linux-gnu\nmain: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 7\nmain: loading model\n",
+                Format::LlamaCppLog,
+            ),
+            (
+                "time=2026-11-30T10:00:00.000Z level=INFO source=routes.go:1 msg=\"Listening on 127.0.0.1:11434 (version 0.9.0)\"\nllama_model_loader: loaded meta data with 3 key-value pairs\nload_tensors: offloaded 33/33 layers to GPU\n",
+                Format::OllamaLog,
+            ),
+            (
+                "[TensorRT-LLM][INFO] MPI size: 2, rank: 0\n[11/30/2026-10:00:00] [TRT-LLM] [I] Loaded engine size: 100 MiB\n",
+                Format::TensorrtLlmLog,
+            ),
+            (
+                "Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory.\n",
+                Format::ServerLog,
+            ),
+        ];
+        for (text, format) in cases {
+            assert_eq!(detect(text), format, "{text}");
+        }
     }
 
     #[test]

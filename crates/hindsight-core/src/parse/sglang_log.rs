@@ -1,40 +1,51 @@
-//! SGLang server logs: one event per line, or per `\r`-separated progress
-//! update within a line, with the rank tag, timestamp and lifecycle signal.
+//! SGLang server logs: `[2026-02-11 22:35:07 DP0 TP3] message`, the rank tag
+//! built from DP/PP/ATTN_CP/MOE_DP/TP/EP (absent at tp=1 since ~v0.4.7),
+//! `server_args=ServerArgs(…)` as the settings dump. Lines are read by the
+//! shared [`super::logline`] classifier.
 
-use super::logline::{classify, strip_ansi};
-use super::{Event, EventKind, Parsed};
-use crate::diagnostic::LONG_LINE;
-use crate::source::{Span, floor_char_boundary, lines_with_offsets};
+use super::Parsed;
+use super::logline::{Prefix, parse_log, regex};
+use crate::engine::Engine;
 
-/// Parses a whole log. Blank lines produce nothing; every other segment
-/// becomes a [`EventKind::Log`] event, with or without a signal.
+regex!(
+    SGLANG_PREFIX,
+    r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d|\d\d:\d\d:\d\d)((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)*)\] ?"
+);
+
+/// Parses a whole log: one event per line (or `\r` update), see
+/// [`super::logline::parse_log`].
 pub fn parse(text: &str, source: usize) -> Parsed {
-    let mut parsed = Parsed::default();
-    for (offset, line) in lines_with_offsets(text) {
-        let examined = &line[..floor_char_boundary(line, LONG_LINE)];
-        // tqdm redraws a bar with `\r`: each redraw is one update.
-        let mut segment_start = 0;
-        for segment in examined.split('\r') {
-            let start = offset + segment_start;
-            segment_start += segment.len() + 1;
-            if segment.trim().is_empty() {
-                continue;
-            }
-            let clean = strip_ansi(segment);
-            let log = classify(&clean);
-            parsed.events.push(Event {
-                span: Span::new(source, start, start + segment.len()),
-                kind: EventKind::Log(log),
-            });
-        }
+    parse_log(text, source)
+}
+
+/// `[time( DPn)?( TPn)?] `: SGLang's logger prefix.
+pub fn prefix(line: &str) -> Option<Prefix> {
+    if !line.starts_with('[') {
+        return None;
     }
-    parsed
+    let c = super::logline::capture_pub(&SGLANG_PREFIX, line)?;
+    Some(Prefix {
+        time: c.get(1).map(|m| m.as_str().to_owned()),
+        rank: c
+            .get(2)
+            .map(|m| m.as_str().trim())
+            .filter(|tag| !tag.is_empty())
+            .map(str::to_owned),
+        aux_rank: None,
+        message: c.get(0).map_or(0, |m| m.end()),
+        engine: Some(Engine::Sglang),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::Signal;
+    use crate::parse::{EventKind, Signal};
+
+    #[test]
+    fn pattern_compiles() {
+        assert!(SGLANG_PREFIX.is_some());
+    }
 
     #[test]
     fn carriage_return_updates_are_separate_events() {
@@ -68,5 +79,13 @@ mod tests {
             panic!("log event expected")
         };
         assert_eq!(line.signal, Some(Signal::Ready));
+    }
+
+    #[test]
+    fn old_and_short_time_formats() {
+        let p = prefix("[12-27 11:24:23 TP1] x").expect("a prefix");
+        assert_eq!(p.rank.as_deref(), Some("TP1"));
+        assert!(prefix("[11:24:23] x").is_some());
+        assert!(prefix("[GIN] 2026/04/10").is_none());
     }
 }

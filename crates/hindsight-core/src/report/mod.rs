@@ -128,9 +128,15 @@ pub struct ServerReport {
     /// Distinct rank tags the log (or, without a log, the agent) showed.
     pub ranks_seen: u32,
     pub rank_tags: Vec<String>,
-    /// Weight loading time read from the progress bar.
+    /// Weight loading time read from the progress bar, else from the
+    /// engine's own `took N s` line.
     pub load_seconds: Option<u32>,
+    /// The latest weight-shard progress (`3` of `8`), when a bar was shown.
+    pub shards_loaded: Option<u32>,
+    pub shards_total: Option<u32>,
     pub phases: Vec<PhaseReport>,
+    /// The furthest phase reached (failures aside): where it stopped.
+    pub last_phase: Option<PhaseKind>,
     pub failure: Option<FailureReport>,
     /// The last line of its log: where it stopped.
     pub last_line: Option<Evidence>,
@@ -169,8 +175,16 @@ pub struct PhaseReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct FailureReport {
-    /// `cuda-oom`, `nccl-error`, `address-in-use`, `exception`, `child-failed`, `killed`.
+    /// `cuda-oom`, `nccl-error`, `address-in-use`, `engine-died`,
+    /// `exception`, `child-failed`, `killed`.
     pub kind: String,
+    /// The failure line's message, without the engine's prefix.
+    pub message: String,
+    /// For `address-in-use`: the port named, when the line names one.
+    pub port: Option<u16>,
+    /// For `address-in-use`: whether that port is the server's API port
+    /// (false: an internal one such as NCCL, ZMQ or torch's rendezvous).
+    pub api_port: Option<bool>,
     pub evidence: Evidence,
 }
 
@@ -390,6 +404,8 @@ pub fn build(
                 ranks_seen: u32::try_from(s.lifecycle.ranks.len()).unwrap_or(u32::MAX),
                 rank_tags: s.lifecycle.ranks.iter().cloned().collect(),
                 load_seconds: s.lifecycle.load_seconds,
+                shards_loaded: s.lifecycle.shards.map(|(done, _)| done),
+                shards_total: s.lifecycle.shards.map(|(_, total)| total),
                 phases: s
                     .lifecycle
                     .phases
@@ -400,9 +416,18 @@ pub fn build(
                         evidence: b.evidence(p.span),
                     })
                     .collect(),
-                failure: s.lifecycle.failure.map(|(kind, span)| FailureReport {
-                    kind: kind.name().to_owned(),
-                    evidence: b.evidence(span),
+                last_phase: s.lifecycle.last_phase(),
+                failure: s.lifecycle.failure.map(|(kind, span)| {
+                    let port = s.lifecycle.failure_port;
+                    FailureReport {
+                        kind: kind.name().to_owned(),
+                        message: b.redact(&crate::parse::logline::message_of(
+                            timeline.text(sources, span),
+                        )),
+                        port,
+                        api_port: port.map(|p| Some(p) == s.port()),
+                        evidence: b.evidence(span),
+                    }
                 }),
                 last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
                 ledger: b.ledger(crate::rules::ledger::for_server(timeline, s)),

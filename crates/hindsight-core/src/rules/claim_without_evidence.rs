@@ -104,7 +104,7 @@ regex!(
 );
 regex!(
     HEDGE,
-    r"(?i)\b(?:not|no|never|yet|if|once|until|unless|whether|before|after|when|should|will|would|might|may|could|wait|waiting|hopefully|probably|expect|let me|let's|to see)\b|n't\b|\?"
+    r"(?i)\b(?:not|no|never|yet|if|once|until|unless|whether|before|after|when|should|will|would|might|may|could|wait|waiting|hopefully|probably|expect|let me|let's|to see|going to|plan|need to|want to|make sure|confirm|ensure)\b|'ll\b|n't\b|\?"
 );
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
@@ -435,6 +435,7 @@ mod tests {
             "It is capturing CUDA graphs, the last step before it is ready",
             "Let me check whether the GPUs are free.",
             "The server isn't running.",
+            "I'll stop the old server, confirm both GPUs are free, then launch.",
         ] {
             assert!(claims(hedge).is_empty(), "{hedge}: {:?}", claims(hedge));
         }

@@ -15,6 +15,7 @@ mod gpu_release_unverified;
 pub mod ledger;
 mod load_taken_as_ready;
 mod log_window_only;
+mod other_model_answered;
 mod port_unchecked;
 mod process_taken_as_serving;
 mod ranks_uncounted;
@@ -115,6 +116,7 @@ pub const ALL: &[&Rule] = &[
     &filter_hid_output::RULE,
     &build_unverified::RULE,
     &claim_without_evidence::RULE,
+    &other_model_answered::RULE,
 ];
 
 /// Finds a rule by id.

@@ -11,7 +11,7 @@ pub mod secrets;
 
 use std::collections::BTreeSet;
 
-use crate::engine::{Engine, ServerSettings, launch_from_argv};
+use crate::engine::{Engine, ServerSettings, launch_from_command};
 use crate::parse::logline::{LogLine, Signal, classify as classify_line, rank_in_text, strip_ansi};
 use crate::parse::shell::{self, SimpleCommand};
 use crate::parse::{EventKind, Format, Parsed, Role};
@@ -192,9 +192,15 @@ impl Prose {
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
 pub enum PhaseKind {
+    /// The engine's start banner or settings dump.
+    Started,
     Configured,
+    /// Distributed (NCCL / MPI) initialisation finished.
+    NcclInit,
     WeightsLoading,
     WeightsLoaded,
+    /// A drafter load began (vLLM's `Loading drafter model...`): not proof.
+    DrafterLoading,
     DrafterLoaded,
     KvCache,
     CudaGraphs,
@@ -208,9 +214,12 @@ pub enum PhaseKind {
 impl PhaseKind {
     pub fn name(self) -> &'static str {
         match self {
+            PhaseKind::Started => "started",
             PhaseKind::Configured => "configured",
+            PhaseKind::NcclInit => "nccl-init",
             PhaseKind::WeightsLoading => "weights-loading",
             PhaseKind::WeightsLoaded => "weights-loaded",
+            PhaseKind::DrafterLoading => "drafter-loading",
             PhaseKind::DrafterLoaded => "drafter-loaded",
             PhaseKind::KvCache => "kv-cache",
             PhaseKind::CudaGraphs => "cuda-graphs",
@@ -234,24 +243,51 @@ pub struct Phase {
 /// What a server's log shows happened to it.
 #[derive(Debug, Clone, Default)]
 pub struct Lifecycle {
+    /// The engine, which decides what some shared lines mean (uvicorn's
+    /// `Application startup complete.` is readiness for vLLM, not SGLang).
+    pub engine: Engine,
     pub phases: Vec<Phase>,
     pub ranks: BTreeSet<String>,
+    /// Weaker rank hints, used only when no line carries a real rank tag.
+    pub aux_ranks: BTreeSet<String>,
     pub ready: bool,
+    /// Readiness came from uvicorn's startup line, which an old vLLM prints
+    /// before failing to bind; a bind failure then takes it back.
+    ready_from_startup: bool,
     pub drafter_loaded: bool,
+    /// The most specific failure shown (see [`crate::parse::FailureKind`]).
     pub failure: Option<(crate::parse::FailureKind, Span)>,
+    /// The port an address-in-use failure named.
+    pub failure_port: Option<u16>,
+    /// Weight loading time: the first completed progress bar, else the
+    /// engine's own `took N s` line.
     pub load_seconds: Option<u32>,
+    /// The latest shard progress (done, total).
+    pub shards: Option<(u32, u32)>,
     /// The last line of the log: where it stopped.
     pub last_line: Option<Span>,
     pub settings: ServerSettings,
     pub bound_port: Option<u16>,
+    /// The phase of the latest line that showed one (failures aside).
+    pub latest_phase: Option<PhaseKind>,
 }
 
 impl Lifecycle {
+    pub fn new(engine: Engine) -> Lifecycle {
+        Lifecycle {
+            engine,
+            ..Lifecycle::default()
+        }
+    }
+
     /// Takes in one line; `from_log` is false for lines the agent saw in
     /// tool output, which say nothing about where the log stops.
     fn absorb(&mut self, span: Span, log: &LogLine, rank: Option<&str>, from_log: bool) {
         if let Some(rank) = rank.or(log.rank.as_deref()) {
             self.ranks.insert(rank.to_owned());
+        }
+        if let Some(rank) = log.aux_rank.as_deref() {
+            self.aux_ranks.insert(rank.to_owned());
         }
         if from_log {
             self.last_line = Some(span);
@@ -262,7 +298,15 @@ impl Lifecycle {
         let phase = match signal {
             Signal::Settings(settings) => {
                 self.settings.merge_missing(settings);
+                self.push(PhaseKind::Started, span, log);
                 Some(PhaseKind::Configured)
+            }
+            Signal::ProcessStart => Some(PhaseKind::Started),
+            Signal::DistInit { done, world_size } => {
+                if self.settings.world_size.is_none() {
+                    self.settings.world_size = *world_size;
+                }
+                done.then_some(PhaseKind::NcclInit)
             }
             Signal::WeightsBegin => Some(PhaseKind::WeightsLoading),
             Signal::ShardProgress {
@@ -276,6 +320,7 @@ impl Lifecycle {
                 if done == total && self.load_seconds.is_none() {
                     self.load_seconds = *elapsed_seconds;
                 }
+                self.shards = Some((*done, *total));
                 Some(if done == total {
                     PhaseKind::WeightsLoaded
                 } else {
@@ -286,7 +331,17 @@ impl Lifecycle {
                 self.drafter_loaded = true;
                 Some(PhaseKind::DrafterLoaded)
             }
-            Signal::WeightsEnd { draft: false, .. } => Some(PhaseKind::WeightsLoaded),
+            Signal::WeightsEnd {
+                draft: false,
+                seconds,
+                ..
+            } => {
+                if self.load_seconds.is_none() {
+                    self.load_seconds = seconds.and_then(whole_seconds);
+                }
+                Some(PhaseKind::WeightsLoaded)
+            }
+            Signal::DrafterBegin => Some(PhaseKind::DrafterLoading),
             Signal::KvCacheAllocated => Some(PhaseKind::KvCache),
             Signal::CudaGraphBegin { .. } => None,
             Signal::CudaGraphEnd { draft: true } => {
@@ -296,10 +351,27 @@ impl Lifecycle {
             Signal::CudaGraphEnd { draft: false } => Some(PhaseKind::CudaGraphs),
             Signal::Bound { port, .. } => {
                 self.bound_port = self.bound_port.or(*port);
-                Some(PhaseKind::PortBound)
+                if self.engine == Engine::Ollama {
+                    // Ollama serves as soon as it listens; models load on demand.
+                    self.push(PhaseKind::PortBound, span, log);
+                    self.ready = true;
+                    Some(PhaseKind::Ready)
+                } else {
+                    Some(PhaseKind::PortBound)
+                }
+            }
+            Signal::AppStartupComplete => {
+                if matches!(self.engine, Engine::Vllm | Engine::TensorrtLlm) {
+                    self.ready = true;
+                    self.ready_from_startup = true;
+                    Some(PhaseKind::Ready)
+                } else {
+                    None
+                }
             }
             Signal::Ready => {
                 self.ready = true;
+                self.ready_from_startup = false;
                 Some(PhaseKind::Ready)
             }
             Signal::Request { .. } => Some(PhaseKind::Serving),
@@ -307,16 +379,29 @@ impl Lifecycle {
                 self.drafter_loaded = true;
                 Some(PhaseKind::Serving)
             }
-            Signal::Failure { kind } => {
-                if self.failure.is_none() {
+            Signal::Failure { kind, port } => {
+                // The most specific failure names it: the OOM inside a
+                // traceback, not the traceback's first line.
+                if self.failure.is_none_or(|(current, _)| *kind < current) {
                     self.failure = Some((*kind, span));
+                    self.failure_port = *port;
+                }
+                if *kind == crate::parse::FailureKind::AddressInUse && self.ready_from_startup {
+                    self.ready = false;
                 }
                 Some(PhaseKind::Failed)
             }
         };
-        if let Some(kind) = phase
-            && !self.phases.iter().any(|p| p.kind == kind)
-        {
+        if let Some(kind) = phase {
+            self.push(kind, span, log);
+            if kind != PhaseKind::Failed {
+                self.latest_phase = Some(kind);
+            }
+        }
+    }
+
+    fn push(&mut self, kind: PhaseKind, span: Span, log: &LogLine) {
+        if !self.phases.iter().any(|p| p.kind == kind) {
             self.phases.push(Phase {
                 kind,
                 span,
@@ -324,6 +409,35 @@ impl Lifecycle {
             });
         }
     }
+
+    /// Settles what needs the whole log: without real rank tags the weak
+    /// hints count; V0/Ray workers are told apart by pid and their driver
+    /// (rank 0) prints without a tag.
+    fn finish(&mut self) {
+        if self.ranks.is_empty() {
+            self.ranks = std::mem::take(&mut self.aux_ranks);
+        }
+        if self.ranks.iter().any(|r| r.starts_with("worker pid ")) {
+            self.ranks.insert("driver".to_owned());
+        }
+    }
+
+    /// The phase of the last line that showed one, failures aside: where
+    /// the server stopped (or, when it failed, what it was doing).
+    pub fn last_phase(&self) -> Option<PhaseKind> {
+        self.latest_phase
+    }
+}
+
+/// Whole seconds of a duration, for reports.
+fn whole_seconds(seconds: f64) -> Option<u32> {
+    let rounded = seconds.round();
+    (rounded.is_finite() && (0.0..=f64::from(u32::MAX)).contains(&rounded)).then(|| {
+        // In range and whole, so the conversion is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole = rounded as u32;
+        whole
+    })
 }
 
 /// A server the session launched, or whose log it was given.
@@ -391,7 +505,7 @@ pub struct Timeline {
 
 impl Timeline {
     /// The text a span covers (empty when the span is out of range).
-    pub fn text<'a>(&self, sources: &'a [Source], span: Span) -> &'a str {
+    pub fn text<'a>(&self, sources: &[&'a Source], span: Span) -> &'a str {
         sources
             .get(span.source)
             .and_then(|s| s.text.get(span.start..span.end))
@@ -447,7 +561,7 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
                 EventKind::Log(line) => {
                     let raw = text.get(event.span.start..event.span.end).unwrap_or("");
                     let failure = match line.signal {
-                        Some(Signal::Failure { kind }) => Some(kind),
+                        Some(Signal::Failure { kind, .. }) => Some(kind),
                         _ => None,
                     };
                     Some((event.span, strip_ansi(raw).trim_end().to_owned(), failure))
@@ -610,11 +724,16 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                 is_error,
             } => {
                 if let Some(&id) = by_event.get(command) {
-                    let seen = match text {
+                    let mut seen = match text {
                         Some(text) => decoded_lines(text, event.span),
                         None => seen_lines(&source.text, event.span),
                     };
                     if let Some(checkpoint) = timeline.checkpoints.get_mut(id) {
+                        if checkpoint.kind == CheckpointKind::Other
+                            && checkpoint.observations.is_empty()
+                        {
+                            keep_telling_lines(&mut seen);
+                        }
                         // A background command's output may come in several polls.
                         checkpoint.output = Some(match checkpoint.output {
                             Some(previous) if previous.source == event.span.source => {
@@ -640,7 +759,33 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
     }
     for checkpoint in &mut timeline.checkpoints[first..] {
         checkpoint.port_checks = port_checks(checkpoint);
+        // Growth by doubling leaves up to half of each list unused; across
+        // thousands of outputs that is a large share of the memory.
+        checkpoint.seen.shrink_to_fit();
     }
+}
+
+/// For an output no check reads (`git log`, `ls`, an editor's output), keeps
+/// only what can still matter: lines that say something about a server (a
+/// lifecycle signal or a rank tag) and a few lines at each end, so that an
+/// output is never taken for empty. In long sessions these outputs are most
+/// of the text, and holding every line of them is most of the memory.
+fn keep_telling_lines(seen: &mut Vec<SeenLine>) {
+    const ENDS: usize = 5;
+    let total = seen.len();
+    if total <= 2 * ENDS {
+        return;
+    }
+    let mut index = 0;
+    seen.retain(|line| {
+        let keep = index < ENDS
+            || index >= total - ENDS
+            || line.log.signal.is_some()
+            || line.rank.is_some()
+            || line.log.rank.is_some();
+        index += 1;
+        keep
+    });
 }
 
 /// Reads the outcome of each port listing and request from the output.
@@ -772,29 +917,38 @@ fn classify_output(output: &str, span_of: impl Fn(usize, usize) -> Span) -> Vec<
 
 fn create_servers(timeline: &mut Timeline) {
     for checkpoint in &timeline.checkpoints {
-        for command in &checkpoint.commands {
-            let Some((engine, settings)) = launch_from_argv(&command.argv) else {
+        for (index, command) in checkpoint.commands.iter().enumerate() {
+            let Some((engine, settings)) = launch_from_command(&command.argv, &command.env) else {
                 continue;
             };
+            // `… 2>&1 | tee x.log` logs through the next command.
+            let teed = checkpoint
+                .commands
+                .get(index + 1)
+                .filter(|next| next.piped_from_previous && next.program() == "tee")
+                .and_then(|tee| tee.argv.iter().skip(1).find(|a| !a.starts_with('-')))
+                .map(String::as_str);
             let id = timeline.servers.len();
             timeline.servers.push(Server {
                 id,
                 engine,
                 host: command.host.clone().or_else(|| checkpoint.host.clone()),
                 settings,
-                log_path: command.stdout_path().map(str::to_owned),
+                log_path: command.stdout_path().or(teed).map(str::to_owned),
                 launch: Some(checkpoint.id),
                 log_source: None,
-                lifecycle: Lifecycle::default(),
+                lifecycle: Lifecycle::new(engine),
                 observed_by: Vec::new(),
             });
         }
     }
 }
 
-/// Links each log source to its server: by the redirected path's file name,
-/// else to the only server of that engine without a log; a log nobody
-/// launched in the transcript becomes a server of its own.
+/// Links each log source to its server: by the redirected path's file name
+/// (a pasted log named like the redirect target counts), else by content
+/// (the only unlinked server of that engine, or the one whose port or model
+/// the log names); a log nobody launched in the transcript becomes a server
+/// of its own.
 fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bool, Parsed)]) {
     // First every log whose name matches a launch's redirect, so that the
     // order of the inputs never lets a fallback take another log's server.
@@ -809,54 +963,91 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
     }
     let mut linked: Vec<usize> = links.iter().filter_map(|(_, s)| *s).collect();
     for (source_id, link) in links {
-        let engine = log_engine(parsed[source_id].0);
+        let log_engine = parsed[source_id].0.log_engine().unwrap_or(Engine::Unknown);
         let server_id = match link {
             Some(id) => id,
             None => {
-                // Else the only server of that engine without a log.
                 let unlinked: Vec<usize> = timeline
                     .servers
                     .iter()
-                    .filter(|s| s.engine == engine && !linked.contains(&s.id))
+                    .filter(|s| {
+                        !linked.contains(&s.id)
+                            && s.launch.is_some()
+                            && (s.engine == log_engine || log_engine == Engine::Unknown)
+                    })
                     .map(|s| s.id)
                     .collect();
-                if let [only] = unlinked.as_slice() {
-                    *only
-                } else {
-                    // A log nobody launched in the transcript: a server of its own.
-                    let id = timeline.servers.len();
-                    timeline.servers.push(Server {
-                        id,
-                        engine,
-                        host: None,
-                        settings: ServerSettings::default(),
-                        log_path: Some(sources[source_id].name.clone()),
-                        launch: None,
-                        log_source: None,
-                        lifecycle: Lifecycle::default(),
-                        observed_by: Vec::new(),
-                    });
-                    id
+                let chosen = match unlinked.as_slice() {
+                    [only] => Some(*only),
+                    [] => None,
+                    _ => by_content(timeline, &unlinked, &parsed[source_id].2),
+                };
+                match chosen {
+                    Some(id) => id,
+                    None => {
+                        // A log nobody launched in the transcript: a server of its own.
+                        let id = timeline.servers.len();
+                        timeline.servers.push(Server {
+                            id,
+                            engine: log_engine,
+                            host: None,
+                            settings: ServerSettings::default(),
+                            log_path: Some(sources[source_id].name.clone()),
+                            launch: None,
+                            log_source: None,
+                            lifecycle: Lifecycle::new(log_engine),
+                            observed_by: Vec::new(),
+                        });
+                        id
+                    }
                 }
             }
         };
         linked.push(server_id);
         let server = &mut timeline.servers[server_id];
+        if server.engine == Engine::Unknown {
+            server.engine = log_engine;
+        }
         server.log_source = Some(source_id);
+        server.lifecycle = Lifecycle::new(server.engine);
         for event in &parsed[source_id].2.events {
             if let EventKind::Log(log) = &event.kind {
                 server.lifecycle.absorb(event.span, log, None, true);
             }
         }
+        server.lifecycle.finish();
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }
 }
 
-fn log_engine(format: Format) -> Engine {
-    match format {
-        Format::SglangLog => Engine::Sglang,
-        _ => Engine::Unknown,
+/// Among several launches, the one whose port or model the log names.
+fn by_content(timeline: &Timeline, candidates: &[usize], log: &Parsed) -> Option<usize> {
+    let mut named = ServerSettings::default();
+    let mut bound = None;
+    for event in &log.events {
+        if let EventKind::Log(line) = &event.kind {
+            match &line.signal {
+                Some(Signal::Settings(settings)) => named.merge_missing(settings),
+                Some(Signal::Bound { port, .. }) => bound = bound.or(*port),
+                _ => {}
+            }
+        }
+    }
+    let port = named.port.or(bound);
+    let matching: Vec<usize> = candidates
+        .iter()
+        .copied()
+        .filter(|&id| {
+            let server = &timeline.servers[id];
+            let same_port = port.is_some() && port == server.port();
+            let same_model = named.model.is_some() && named.model == server.settings.model;
+            same_port || same_model
+        })
+        .collect();
+    match matching.as_slice() {
+        [only] => Some(*only),
+        _ => None,
     }
 }
 
@@ -933,6 +1124,7 @@ fn attribute_observations(timeline: &mut Timeline) {
                     .absorb(line.span, &line.log, line.rank.as_deref(), false);
             }
         }
+        server.lifecycle.finish();
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }

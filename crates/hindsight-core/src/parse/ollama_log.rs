@@ -1,0 +1,133 @@
+//! Ollama server logs: Go `slog` text (`time=… level=INFO source=f.go:N
+//! msg="…" key=value`), older `2024/03/25 10:00:00 routes.go:1: ` lines, and
+//! gin's access log (`[GIN] 2026/04/10 - 21:14:11 | 200 | … | POST "/api/chat"`).
+//! The API binds first (`Listening on H:P (version V)`) and serves at once;
+//! models load lazily in a runner (`llama runner started in N seconds`) whose
+//! llama.cpp lines are interleaved.
+
+use super::Parsed;
+use super::logline::{Prefix, capture_pub, parse_log, regex};
+use crate::engine::{Engine, ServerSettings};
+
+regex!(SLOG, r#"^time=(\S+) level=\w+ source=\S+ msg=("?)"#);
+regex!(
+    OLD,
+    r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d) (?:[\w.-]+\.go:\d+: )?"
+);
+regex!(GIN_TIME, r"^\[GIN\] (\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)");
+regex!(
+    HOST_VALUE,
+    r"OLLAMA_HOST:(?:https?://)?([^\s:\]]*)(?::(\d+))?"
+);
+regex!(RUNNER_MODEL, r"--model (\S+)");
+
+/// Parses a whole log, see [`super::logline::parse_log`].
+pub fn parse(text: &str, source: usize) -> Parsed {
+    parse_log(text, source)
+}
+
+pub fn prefix(line: &str) -> Option<Prefix> {
+    let c = if line.starts_with("time=") {
+        capture_pub(&SLOG, line)?
+    } else if line.starts_with("[GIN]") {
+        let c = capture_pub(&GIN_TIME, line)?;
+        return Some(Prefix {
+            time: c.get(1).map(|m| m.as_str().to_owned()),
+            engine: Some(Engine::Ollama),
+            ..Prefix::default()
+        });
+    } else if line.starts_with(|c: char| c.is_ascii_digit()) && line.get(4..5) == Some("/") {
+        capture_pub(&OLD, line)?
+    } else {
+        return None;
+    };
+    Some(Prefix {
+        time: c.get(1).map(|m| m.as_str().to_owned()),
+        rank: None,
+        aux_rank: None,
+        message: c.get(0).map_or(0, |m| m.end()),
+        engine: Some(Engine::Ollama),
+    })
+}
+
+/// `msg="server config" env="map[… OLLAMA_HOST:http://0.0.0.0:11434 …]"`,
+/// and the runner's command line (`--model PATH`; its `--port` is the
+/// runner's own, never the API's).
+pub fn settings(message: &str) -> Option<ServerSettings> {
+    if message.starts_with("server config") {
+        let mut settings = ServerSettings::default();
+        if let Some(c) = capture_pub(&HOST_VALUE, message) {
+            settings.bind_host = c
+                .get(1)
+                .map(|m| m.as_str().to_owned())
+                .filter(|h| !h.is_empty());
+            settings.port = c.get(2).and_then(|m| m.as_str().parse().ok());
+        }
+        return Some(settings);
+    }
+    if message.starts_with("starting llama server") || message.starts_with("starting runner") {
+        let model = capture_pub(&RUNNER_MODEL, message)?
+            .get(1)
+            .map(|m| m.as_str().trim_matches('"').to_owned());
+        return Some(ServerSettings {
+            model,
+            ..ServerSettings::default()
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::logline::classify;
+    use crate::parse::{FailureKind, Signal};
+
+    #[test]
+    fn patterns_compile() {
+        for p in [&SLOG, &OLD, &GIN_TIME, &HOST_VALUE, &RUNNER_MODEL] {
+            assert!(p.is_some());
+        }
+    }
+
+    #[test]
+    fn slog_lines() {
+        let line = classify(
+            r#"time=2026-11-30T10:00:00.000Z level=INFO source=routes.go:1118 msg="Listening on 127.0.0.1:11434 (version 0.9.0)""#,
+        );
+        assert_eq!(line.time.as_deref(), Some("2026-11-30T10:00:00.000Z"));
+        assert_eq!(
+            line.signal,
+            Some(Signal::Bound {
+                host: "127.0.0.1".into(),
+                port: Some(11434)
+            })
+        );
+        assert!(matches!(
+            classify(r#"time=2026-11-30T10:00:05.000Z level=INFO source=server.go:1 msg="llama runner started in 5.65 seconds""#).signal,
+            Some(Signal::WeightsEnd { seconds: Some(s), .. }) if (s - 5.65).abs() < 1e-9
+        ));
+        assert_eq!(
+            classify("[GIN] 2026/04/10 - 21:14:11 | 200 |   18.1074617s |       127.0.0.1 | POST     \"/api/chat\"").signal,
+            Some(Signal::Request { status: Some(200) })
+        );
+        assert!(matches!(
+            classify("Error: listen tcp 127.0.0.1:11434: bind: address already in use").signal,
+            Some(Signal::Failure {
+                kind: FailureKind::AddressInUse,
+                port: Some(11434)
+            })
+        ));
+    }
+
+    #[test]
+    fn server_config() {
+        let Some(Signal::Settings(s)) = classify(
+            r#"time=2026-11-30T10:00:00.000Z level=INFO source=routes.go:1 msg="server config" env="map[CUDA_VISIBLE_DEVICES: OLLAMA_HOST:http://0.0.0.0:11500 OLLAMA_KEEP_ALIVE:5m0s]""#,
+        ).signal else {
+            panic!("settings expected")
+        };
+        assert_eq!(s.port, Some(11500));
+        assert_eq!(s.bind_host.as_deref(), Some("0.0.0.0"));
+    }
+}

@@ -1,0 +1,222 @@
+//! vLLM server logs: `LEVEL MM-DD HH:MM:SS [file.py:N] message` (older:
+//! `file.py:N] ` without the bracket), under per-process prefixes added by
+//! `decorate_logs`: `(APIServer pid=N)`, `(EngineCore_DP0 pid=N)`,
+//! `(Worker_TP1_EP1 pid=N)`, `(VllmWorker TP3 pid=N)`, `(VllmWorker rank=3
+//! pid=N)`, V0's `(VllmWorkerProcess pid=N)` (no rank: workers are told apart
+//! by pid) and Ray's `(RayWorkerWrapper pid=N, ip=A)`. Settings come from
+//! `non-default args: {…}`, `args: Namespace(…)` and the engine's `with
+//! config: model=…` line.
+
+use super::Parsed;
+use super::logline::{Prefix, capture_pub, parse_log, regex, settings_from_fields};
+use crate::engine::{Engine, ServerSettings};
+
+regex!(
+    PROCESS,
+    r"^\(([A-Za-z_]\w*)(?: (TP\d+|rank=\d+))? pid=(\d+)(?:, ip=([\d.]+))?\)\s*"
+);
+regex!(
+    LEVEL_TIME,
+    r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)?\s+(?:\[[^\]]*\]|\S+\.py:\d+\])\s?"
+);
+
+/// Parses a whole log, see [`super::logline::parse_log`].
+pub fn parse(text: &str, source: usize) -> Parsed {
+    parse_log(text, source)
+}
+
+/// Process tags, then level, time and source file.
+pub fn prefix(line: &str) -> Option<Prefix> {
+    let mut result = Prefix::default();
+    let mut at = 0;
+    // Nested tags: `(EngineCore_0 pid=A) (VllmWorker TP1 pid=B) INFO …`.
+    while line[at..].starts_with('(') {
+        let Some(c) = capture_pub(&PROCESS, &line[at..]) else {
+            break;
+        };
+        let name = c.get(1).map_or("", |m| m.as_str());
+        let index = c.get(2).map(|m| m.as_str());
+        let pid = c.get(3).map_or("", |m| m.as_str());
+        let ip = c.get(4).map(|m| m.as_str());
+        match tag(name, index, pid, ip) {
+            Tag::Rank(rank) => result.rank = Some(rank),
+            Tag::Aux(rank) => result.aux_rank = Some(rank),
+            Tag::None => {}
+        }
+        result.engine = Some(Engine::Vllm);
+        at += c.get(0).map_or(0, |m| m.end());
+    }
+    if let Some(c) = capture_pub(&LEVEL_TIME, &line[at..]) {
+        result.time = c.get(1).map(|m| m.as_str().to_owned());
+        at += c.get(0).map_or(0, |m| m.end());
+        result.engine = Some(Engine::Vllm);
+    }
+    result.message = at;
+    result.engine.is_some().then_some(result)
+}
+
+enum Tag {
+    Rank(String),
+    Aux(String),
+    None,
+}
+
+/// What a process tag says about ranks.
+fn tag(name: &str, index: Option<&str>, pid: &str, ip: Option<&str>) -> Tag {
+    if let Some(suffix) = name.strip_prefix("Worker") {
+        let parts: Vec<&str> = suffix.split('_').filter(|p| !p.is_empty()).collect();
+        return if parts.is_empty() {
+            Tag::Rank(format!("pid {pid}"))
+        } else {
+            Tag::Rank(parts.join(" "))
+        };
+    }
+    match (name, index) {
+        ("VllmWorker", Some(index)) => match index.strip_prefix("rank=") {
+            Some(rank) => Tag::Rank(format!("rank {rank}")),
+            None => Tag::Rank(index.to_owned()),
+        },
+        // V0 and Ray workers: the driver (rank 0) prints untagged, which
+        // `Lifecycle` counts once it has seen a `worker pid` tag.
+        ("VllmWorkerProcess" | "VllmWorker", None) => Tag::Rank(format!("worker pid {pid}")),
+        ("RayWorkerWrapper", _) => Tag::Rank(match ip {
+            Some(ip) => format!("worker pid {pid}@{ip}"),
+            None => format!("worker pid {pid}"),
+        }),
+        _ if name.starts_with("EngineCore") => Tag::Aux(name.to_owned()),
+        _ => Tag::None,
+    }
+}
+
+/// `non-default args: {…}`, `args: Namespace(…)`, `… with config: model=…`.
+pub fn settings(message: &str) -> Option<ServerSettings> {
+    if let Some(at) = message.find("non-default args: {") {
+        return Some(settings_from_fields(&message[at + 18..]));
+    }
+    if let Some(at) = message.find("args: Namespace(") {
+        return Some(settings_from_fields(&message[at + 15..]));
+    }
+    if message.contains("LLM engine")
+        && let Some(at) = message.find("with config: ")
+    {
+        return Some(settings_from_fields(&message[at + 13..]));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::logline::classify;
+    use crate::parse::{FailureKind, Signal};
+
+    #[test]
+    fn patterns_compile() {
+        assert!(PROCESS.is_some() && LEVEL_TIME.is_some());
+    }
+
+    #[test]
+    fn prefixes_give_time_and_rank() {
+        let line = classify(
+            "(VllmWorker TP3 pid=675227) INFO 08-25 11:01:23 [default_loader.py:267] Loading weights took 1.13 seconds",
+        );
+        assert_eq!(line.rank.as_deref(), Some("TP3"));
+        assert_eq!(line.time.as_deref(), Some("08-25 11:01:23"));
+        assert_eq!(
+            line.signal,
+            Some(Signal::WeightsEnd {
+                arch: None,
+                draft: false,
+                seconds: Some(1.13)
+            })
+        );
+        let nested = classify(
+            "(EngineCore_0 pid=1) (VllmWorker rank=1 pid=2) INFO 08-25 11:01:23 [x.py:1] hi",
+        );
+        assert_eq!(nested.rank.as_deref(), Some("rank 1"));
+        assert_eq!(nested.aux_rank.as_deref(), Some("EngineCore_0"));
+        assert_eq!(
+            classify("(Worker_DP0_TP1_EP1 pid=530) INFO 11-30 10:00:00 [x.py:1] y")
+                .rank
+                .as_deref(),
+            Some("DP0 TP1 EP1")
+        );
+        assert_eq!(
+            classify("(VllmWorkerProcess pid=13105) INFO 11-30 10:00:00 model_runner.py:1] y")
+                .rank
+                .as_deref(),
+            Some("worker pid 13105")
+        );
+        assert_eq!(
+            classify("(RayWorkerWrapper pid=7, ip=10.0.0.2) INFO 11-30 10:00:00 [x.py:1] y")
+                .rank
+                .as_deref(),
+            Some("worker pid 7@10.0.0.2")
+        );
+    }
+
+    #[test]
+    fn readiness_bind_and_drafter() {
+        assert_eq!(
+            classify("(APIServer pid=1) INFO 11-30 10:00:00 [api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8001").signal,
+            Some(Signal::Bound { host: "0.0.0.0".into(), port: Some(8001) })
+        );
+        assert_eq!(
+            classify("(APIServer pid=1) INFO:     Application startup complete.").signal,
+            Some(Signal::AppStartupComplete)
+        );
+        assert_eq!(
+            classify("INFO 11-30 10:00:00 [gpu_model_runner.py:1] Loading drafter model...").signal,
+            Some(Signal::DrafterBegin)
+        );
+        assert!(matches!(
+            classify("INFO 11-30 10:00:00 [eagle.py:1] Detected EAGLE model without its own embed_tokens in the checkpoint. Sharing target model embedding weights with the draft model.").signal,
+            Some(Signal::WeightsEnd { draft: true, .. })
+        ));
+        assert_eq!(
+            classify("(Worker_TP0 pid=1) INFO 11-30 10:00:00 [gpu_model_runner.py:1] Model loading took 15.27 GiB memory and 34.512 seconds").signal,
+            Some(Signal::WeightsEnd { arch: None, draft: false, seconds: Some(34.512) })
+        );
+        assert_eq!(
+            classify("INFO 11-30 10:00:00 [gpu_model_runner.py:1] Graph capturing finished in 12 secs, took 0.52 GiB").signal,
+            Some(Signal::CudaGraphEnd { draft: false })
+        );
+    }
+
+    #[test]
+    fn settings_dumps() {
+        let Some(Signal::Settings(s)) = classify(
+            "(APIServer pid=1) INFO 11-30 10:00:00 [utils.py:1] non-default args: {'model_tag': 'Qwen/Qwen3-8B', 'port': 8001, 'model': 'Qwen/Qwen3-8B', 'tensor_parallel_size': 4, 'gpu_memory_utilization': 0.85, 'speculative_config': {'method': 'eagle3', 'model': 'yuhuili/EAGLE3', 'num_speculative_tokens': 3}}",
+        ).signal else {
+            panic!("settings expected")
+        };
+        assert_eq!(s.model.as_deref(), Some("Qwen/Qwen3-8B"));
+        assert_eq!(s.port, Some(8001));
+        assert_eq!(s.tp_size, Some(4));
+        assert_eq!(s.mem_fraction, Some(0.85));
+        assert_eq!(s.speculative_algorithm.as_deref(), Some("eagle3"));
+        assert_eq!(s.draft_model.as_deref(), Some("yuhuili/EAGLE3"));
+        let Some(Signal::Settings(s)) = classify(
+            "INFO 11-30 10:00:00 api_server.py:1] args: Namespace(host='0.0.0.0', port=5001, model='/m', tensor_parallel_size=2, speculative_model=None)",
+        ).signal else {
+            panic!("settings expected")
+        };
+        assert_eq!((s.port, s.tp_size), (Some(5001), Some(2)));
+        assert_eq!(s.draft_model, None);
+        let Some(Signal::Settings(s)) = classify(
+            "INFO 11-30 10:00:00 [core.py:1] Initializing a V1 LLM engine (v0.10.2) with config: model='/m', speculative_config=SpeculativeConfig(method='mtp', model='/m', num_spec_tokens=2), tokenizer='/m', tensor_parallel_size=2, pipeline_parallel_size=1",
+        ).signal else {
+            panic!("settings expected")
+        };
+        assert_eq!(s.speculative_algorithm.as_deref(), Some("mtp"));
+        assert_eq!((s.tp_size, s.pp_size), (Some(2), Some(1)));
+    }
+
+    #[test]
+    fn engine_death() {
+        assert!(matches!(
+            classify("(EngineCore_DP0 pid=9) ERROR 11-30 10:00:00 [core.py:1] EngineCore failed to start.").signal,
+            Some(Signal::Failure { kind: FailureKind::EngineDied, .. })
+        ));
+    }
+}
