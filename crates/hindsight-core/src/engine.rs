@@ -138,13 +138,31 @@ impl ServerSettings {
 /// wrappers the shell does not know (`mpirun -n 8 …`, `srun …`, `docker run
 /// IMAGE …`) are looked through here.
 pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
+    launch_within(argv, 0)
+}
+
+/// `depth` counts wrappers looked through; one of each kind is plenty, and
+/// the bound keeps hostile input (`mpirun mpirun mpirun …`) linear.
+fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
     let program = argv.first()?.rsplit('/').next().unwrap_or("");
     if LAUNCHERS.contains(&program) {
-        // The launched program is the first word that is itself a launch.
-        return (1..argv.len()).find_map(|i| launch_from_argv(&argv[i..]));
+        if depth >= 2 {
+            return None;
+        }
+        // The launched program is the first word that is itself a launch;
+        // nested launchers are skipped as words, never recursed into.
+        let is_launcher =
+            |word: &String| LAUNCHERS.contains(&word.rsplit('/').next().unwrap_or(""));
+        return (1..argv.len())
+            .filter(|&i| !is_launcher(&argv[i]))
+            .find_map(|i| launch_within(&argv[i..], depth + 1));
     }
     if program == "docker" || program == "podman" {
-        return docker_run(argv);
+        return if depth >= 2 {
+            None
+        } else {
+            docker_run(argv, depth)
+        };
     }
     let (engine, rest): (Engine, &[String]) = if program.starts_with("python") {
         let module_at = argv.iter().position(|a| a == "-m")?;
@@ -193,7 +211,7 @@ const LAUNCHERS: &[&str] = &[
 
 /// `docker run [opts] IMAGE [args]`: the engine from the image (or from a
 /// launch command given after it), the host port from `-p HOST:CONTAINER`.
-fn docker_run(argv: &[String]) -> Option<(Engine, ServerSettings)> {
+fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
     if argv.get(1).map(String::as_str) != Some("run") {
         return None;
     }
@@ -252,7 +270,7 @@ fn docker_run(argv: &[String]) -> Option<(Engine, ServerSettings)> {
     }
     let image = argv.get(i)?.to_ascii_lowercase();
     let rest = argv.get(i + 1..).unwrap_or(&[]);
-    let (engine, mut settings) = if let Some(found) = launch_from_argv(rest) {
+    let (engine, mut settings) = if let Some(found) = launch_within(rest, depth + 1) {
         found
     } else {
         let engine = if image.contains("text-generation-inference") {
@@ -552,6 +570,15 @@ mod tests {
         );
         assert_eq!(s.speculative_algorithm.as_deref(), Some("NEXTN"));
         assert_eq!((s.mem_fraction, s.pp_size), (Some(0.7), Some(2)));
+    }
+
+    #[test]
+    fn nested_wrappers_stay_linear() {
+        let many = "mpirun ".repeat(5000) + "trtllm-serve /m";
+        let (engine, _) = launch_from_argv(&words(&many)).expect("a launch");
+        assert_eq!(engine, Engine::TensorrtLlm);
+        let (engine, _) = launch("mpirun -n 2 srun trtllm-serve /m");
+        assert_eq!(engine, Engine::TensorrtLlm);
     }
 
     #[test]

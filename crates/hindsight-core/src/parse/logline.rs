@@ -336,19 +336,164 @@ fn seconds_in(text: &str) -> Option<f64> {
         .and_then(|m| m.as_str().parse().ok())
 }
 
+// Groups of templates, so one scan of a line decides which to try.
+const SETTINGS: u16 = 1;
+const FAILURE: u16 = 1 << 1;
+const SHARDS_BAR: u16 = 1 << 2;
+const START: u16 = 1 << 3;
+const WEIGHTS: u16 = 1 << 4;
+const KV: u16 = 1 << 5;
+const GRAPH: u16 = 1 << 6;
+const BIND: u16 = 1 << 7;
+const ACCEPT: u16 = 1 << 8;
+const REQUEST: u16 = 1 << 9;
+
+/// Every literal a group's templates need at least one of. Most lines of a
+/// big log match one group or none, and one Aho-Corasick scan finds out,
+/// instead of a hundred substring searches per line.
+const TRIGGERS: &[(&str, u16)] = &[
+    ("server_args=", SETTINGS),
+    ("non-default args", SETTINGS),
+    ("Namespace(", SETTINGS),
+    ("with config: ", SETTINGS),
+    ("Args {", SETTINGS),
+    ("server config", SETTINGS),
+    ("starting llama server", SETTINGS | WEIGHTS),
+    ("starting runner", SETTINGS | WEIGHTS),
+    ("srv", SETTINGS),
+    ("llama_model_loader", SETTINGS),
+    ("CUDA out of memory", FAILURE),
+    ("OutOfMemoryError", FAILURE),
+    ("Not enough memory", FAILURE),
+    ("cudaErrorMemoryAllocation", FAILURE),
+    ("No available memory", FAILURE),
+    ("available KV cache memory", FAILURE),
+    ("desired GPU memory utilization", FAILURE),
+    ("cudaMalloc failed", FAILURE),
+    ("failed to allocate CUDA", FAILURE),
+    ("NCCL error", FAILURE),
+    ("nccl", FAILURE | START),
+    ("NCCL", FAILURE | START),
+    ("Watchdog caught", FAILURE),
+    ("ddress already in use", FAILURE),
+    ("EADDRINUSE", FAILURE),
+    ("Errno 98", FAILURE),
+    ("Only one usage of each socket", FAILURE),
+    ("couldn't bind", FAILURE),
+    ("Killed", FAILURE),
+    ("killed", FAILURE),
+    ("SIGKILL", FAILURE),
+    ("137", FAILURE),
+    ("signal 9", FAILURE),
+    ("EngineDead", FAILURE),
+    ("initialization failed", FAILURE),
+    ("Initialization failed", FAILURE),
+    ("failed to start", FAILURE),
+    ("died unexpectedly", FAILURE),
+    ("hit an exception", FAILURE),
+    ("Shard", FAILURE | WEIGHTS),
+    ("Webserver", FAILURE),
+    ("has terminated", FAILURE),
+    ("model loading error", FAILURE),
+    ("failed to load model", FAILURE),
+    ("Traceback", FAILURE),
+    ("Error", FAILURE),
+    ("Exception", FAILURE),
+    ("sigquit", FAILURE),
+    ("Child process", FAILURE),
+    ("checkpoint shards:", SHARDS_BAR),
+    ("loading shards:", SHARDS_BAR),
+    ("vLLM API server version", START),
+    ("build: ", START),
+    ("TensorRT-LLM version", START),
+    ("Starting TensorRT-LLM", START),
+    ("Init torch distributed", START),
+    ("world_size=", START),
+    ("in world size", START),
+    ("MPI size: ", START),
+    ("Load weight begin", WEIGHTS),
+    ("Starting shard", WEIGHTS),
+    ("Starting to load model", WEIGHTS),
+    ("main: loading model", WEIGHTS),
+    ("llm server loading model", WEIGHTS),
+    ("oad weight end", WEIGHTS),
+    ("Loading drafter model", WEIGHTS),
+    ("Detected ", WEIGHTS),
+    ("weights took", WEIGHTS),
+    ("Model loading took", WEIGHTS),
+    ("runner started in", WEIGHTS),
+    ("main: model loaded", WEIGHTS),
+    ("Loaded engine size", WEIGHTS),
+    ("KV Cache is allocated", KV),
+    ("KV cache size", KV),
+    ("# GPU blocks:", KV),
+    ("Available KV cache memory", KV),
+    ("KV-cache blocks:", KV),
+    ("llama_kv_cache", KV),
+    ("paged KV cache", KV),
+    ("raph", GRAPH),
+    ("GRAPH", GRAPH),
+    ("Uvicorn running on", BIND),
+    ("Starting vLLM", BIND),
+    ("Started HTTPService at", BIND),
+    ("HTTP server is listening", BIND),
+    ("server is listening on", BIND),
+    ("starting the main loop", BIND),
+    ("Listening on ", BIND),
+    ("Application startup complete", BIND),
+    ("fired up and ready to roll", BIND),
+    ("Connected", BIND),
+    ("accept len:", ACCEPT),
+    ("HTTP/1", REQUEST),
+    ("HTTP/2", REQUEST),
+    ("[GIN]", REQUEST),
+    ("request: ", REQUEST),
+    ("Success", REQUEST),
+    ("Prefill batch", REQUEST),
+    ("Decode batch", REQUEST),
+    ("launch_slot_", REQUEST),
+    ("Avg prompt throughput:", REQUEST),
+];
+
+static TRIGGER_SCAN: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+    std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::new(TRIGGERS.iter().map(|(needle, _)| needle)).ok()
+    });
+
+/// The groups whose templates may match this message.
+fn groups(message: &str) -> u16 {
+    let Some(scan) = TRIGGER_SCAN.as_ref() else {
+        // Without the scanner every group is tried: slower, same answers.
+        return u16::MAX;
+    };
+    let mut groups = 0;
+    for found in scan.find_overlapping_iter(message) {
+        groups |= TRIGGERS.get(found.pattern().as_usize()).map_or(0, |t| t.1);
+    }
+    groups
+}
+
 fn signal(message: &str, line: &str) -> Option<Signal> {
+    let groups = groups(message);
+    if groups == 0 {
+        return None;
+    }
     let has = |needle: &str| message.contains(needle);
     // Settings dumps first: they quote arbitrary paths and flags.
-    if let Some(settings) = settings_dump(message) {
+    if groups & SETTINGS != 0
+        && let Some(settings) = settings_dump(message)
+    {
         return Some(Signal::Settings(Box::new(settings)));
     }
-    if let Some(kind) = failure(message) {
+    if groups & FAILURE != 0
+        && let Some(kind) = failure(message)
+    {
         let port = (kind == FailureKind::AddressInUse)
             .then(|| failed_port(message))
             .flatten();
         return Some(Signal::Failure { kind, port });
     }
-    if has("checkpoint shards:") || has("loading shards:") {
+    if groups & SHARDS_BAR != 0 && (has("checkpoint shards:") || has("loading shards:")) {
         let c = capture(&SHARDS, message)?;
         let number = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
         let elapsed = match (number(4), number(5), number(6)) {
@@ -368,31 +513,38 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
             elapsed_seconds: elapsed,
         });
     }
-    if let Some(signal) = start_and_dist(message) {
+    if groups & START != 0
+        && let Some(signal) = start_and_dist(message)
+    {
         return Some(signal);
     }
-    if let Some(signal) = weights(message, line) {
+    if groups & WEIGHTS != 0
+        && let Some(signal) = weights(message, line)
+    {
         return Some(signal);
     }
-    if has("KV Cache is allocated")
-        || has("GPU KV cache size")
-        || has("# GPU blocks:")
-        || has("Available KV cache memory")
-        || has("KV-cache blocks:")
-        || has("llama_kv_cache")
-        || has("paged KV cache")
+    if groups & KV != 0
+        && (has("KV Cache is allocated")
+            || has("GPU KV cache size")
+            || has("# GPU blocks:")
+            || has("Available KV cache memory")
+            || has("KV-cache blocks:")
+            || has("llama_kv_cache")
+            || has("paged KV cache"))
     {
         return Some(Signal::KvCacheAllocated);
     }
-    if (has("raph") || has("GRAPH"))
+    if groups & GRAPH != 0
         && let Some(signal) = cuda_graph(message)
     {
         return Some(signal);
     }
-    if let Some(signal) = bind_and_ready(message, line) {
+    if groups & BIND != 0
+        && let Some(signal) = bind_and_ready(message, line)
+    {
         return Some(signal);
     }
-    if has("accept len:") {
+    if groups & ACCEPT != 0 {
         let accepting = capture(&ACCEPT_LEN, message)
             .and_then(|c| c.get(1))
             .and_then(|m| m.as_str().parse::<f32>().ok())
@@ -401,7 +553,10 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
             return Some(Signal::DraftAccepting);
         }
     }
-    requests(message, line)
+    if groups & REQUEST != 0 {
+        return requests(message, line);
+    }
+    None
 }
 
 /// Start banners and distributed init.
@@ -919,11 +1074,13 @@ pub fn parse_log(text: &str, source: usize) -> Parsed {
 /// Terminal and pager widths at which pasted logs are hard-wrapped.
 const WRAP_WIDTHS: &[usize] = &[80, 100, 120, 132, 150, 160, 180, 200, 220, 240, 250, 256];
 
-/// A line being read, with the lines that continue it.
-struct Block {
+/// A line being read, with the lines that continue it. The joined text is
+/// built only when a second piece comes, so a plain line costs no copy.
+struct Block<'t> {
     start: usize,
     end: usize,
-    text: String,
+    first: &'t str,
+    joined: Option<String>,
     /// Width of the first piece, in chars: hard-wrapped pieces share it.
     width: usize,
     /// Width of the latest piece.
@@ -934,17 +1091,18 @@ struct Block {
     pieces: usize,
 }
 
-impl Block {
-    fn new(start: usize, segment: &str) -> Block {
-        let clean = strip_ansi(segment);
-        let width = clean.chars().count();
+impl<'t> Block<'t> {
+    fn new(start: usize, segment: &'t str) -> Block<'t> {
+        // The width a terminal showed: escape codes take no columns.
+        let width = strip_ansi(segment).chars().count();
         Block {
             start,
             end: start + segment.len(),
-            args: clean.trim_end().ends_with("Args {"),
-            text: clean.into_owned(),
+            first: segment,
+            joined: None,
             width,
             last_width: width,
+            args: strip_ansi(segment).trim_end().ends_with("Args {"),
             closed: false,
             pieces: 1,
         }
@@ -962,29 +1120,36 @@ impl Block {
         // exactly that wide, and the continuation is nothing on its own (no
         // collector envelope, engine prefix or signal). Only usual widths
         // count, so a long line followed by untagged output is left alone.
+        // Cheap tests first: almost every line fails the width test.
+        if !WRAP_WIDTHS.contains(&self.width) || self.last_width != self.width {
+            return false;
+        }
         let clean = strip_ansi(line);
-        let head_prefixed = {
-            let head = prefix(strip_envelope(&self.text));
+        let head_prefixed = || {
+            let first = strip_ansi(self.first);
+            let head = prefix(strip_envelope(&first));
             head.time.is_some() || head.rank.is_some()
         };
-        head_prefixed
-            && WRAP_WIDTHS.contains(&self.width)
-            && self.last_width == self.width
-            && !clean.is_empty()
+        !clean.is_empty()
             && !clean.starts_with([' ', '\t'])
             && strip_envelope(&clean).len() == clean.len()
             && prefix(&clean) == Prefix::default()
+            && head_prefixed()
             && classify(&clean).signal.is_none()
     }
 
     fn push(&mut self, offset: usize, line: &str) {
         let clean = strip_ansi(line);
+        let first = self.first;
+        let joined = self
+            .joined
+            .get_or_insert_with(|| strip_ansi(first).into_owned());
         if self.args {
-            self.text.push(' ');
-            self.text.push_str(clean.trim());
+            joined.push(' ');
+            joined.push_str(clean.trim());
             self.closed = clean.trim() == "}";
         } else {
-            self.text.push_str(&clean);
+            joined.push_str(&clean);
         }
         self.last_width = clean.chars().count();
         self.end = offset + line.len();
@@ -992,9 +1157,13 @@ impl Block {
     }
 
     fn emit(self, parsed: &mut Parsed, source: usize) {
+        let log = match &self.joined {
+            Some(text) => classify(text),
+            None => classify(&strip_ansi(self.first)),
+        };
         parsed.events.push(Event {
             span: Span::new(source, self.start, self.end),
-            kind: EventKind::Log(classify(&self.text)),
+            kind: EventKind::Log(log),
         });
     }
 }
@@ -1027,6 +1196,13 @@ pub fn engine_hint(line: &str) -> Option<Engine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trigger_scanner_builds() {
+        assert!(TRIGGER_SCAN.is_some());
+        assert_eq!(groups("nothing to see"), 0);
+        assert_eq!(groups("Decode batch. cuda graph: True"), REQUEST | GRAPH);
+    }
 
     #[test]
     fn all_patterns_compile() {
