@@ -290,11 +290,18 @@ fn one_line(error: &clap::Error) -> String {
     let first = parts.first().copied().unwrap_or("error: invalid arguments");
     let rest = parts.split_off(1.min(parts.len()));
     let mut line = first.to_owned();
-    for part in rest {
-        line.push(' ');
-        line.push_str(part);
+    // `[possible values: …]` and `tip: …` read as asides; a list after a
+    // colon (missing arguments) continues the sentence.
+    let rest: Vec<&str> = rest
+        .iter()
+        .map(|p| p.trim_start_matches('[').trim_end_matches(']'))
+        .collect();
+    if first.ends_with(':') {
+        line.push_str(&format!(" {}", rest.join(", ")));
+    } else if !rest.is_empty() {
+        line.push_str(&format!(" ({})", rest.join("; ")));
     }
-    line.push_str(" (see --help)");
+    line.push_str("; see --help");
     line
 }
 

@@ -47,6 +47,16 @@ impl Masks {
         format!("<{kind}-{n}>")
     }
 
+    /// Loopback and wildcard addresses identify no machine: kept as they
+    /// are, so `curl http://127.0.0.1:8000` still reads.
+    fn ip(&mut self, ip: &str) -> String {
+        if ip.starts_with("127.") || ip == "0.0.0.0" {
+            ip.to_owned()
+        } else {
+            self.mask("ip", ip)
+        }
+    }
+
     /// A host is an IP (masked as one) or a name.
     fn host(&mut self, host: &str) -> String {
         let is_ip = PATTERN
@@ -54,7 +64,7 @@ impl Masks {
             .and_then(|re| re.captures(host))
             .is_some_and(|c| c.name("ip").is_some_and(|m| m.as_str() == host));
         if is_ip {
-            self.mask("ip", host)
+            self.ip(host)
         } else {
             self.mask("host", host)
         }
@@ -73,7 +83,7 @@ impl Masks {
             } else if let (Some(home), Some(user)) = (c.name("home"), c.name("homeuser")) {
                 format!("{}{}", home.as_str(), self.mask("user", user.as_str()))
             } else if let Some(m) = c.name("ip") {
-                self.mask("ip", m.as_str())
+                self.ip(m.as_str())
             } else {
                 c.get(0).map(|m| m.as_str().to_owned()).unwrap_or_default()
             }
