@@ -70,11 +70,18 @@ pub fn analyze(
 ) -> Result<JsValue, JsError> {
     let config: Config = match config {
         None => Config::default(),
-        Some(config) => serde_wasm_bindgen::from_value(config).map_err(|e| {
-            JsError::new(&format!(
-                "hindsight: analyze()'s config takes {{ select?: string[] | null, ignore?: string[], severity?: {{ [rule: string]: \"error\" | \"warning\" | \"info\" }} }}: {e}"
-            ))
-        })?,
+        // Through JSON rather than `serde_wasm_bindgen`, which reads only the
+        // fields it knows: a misspelt key must be an error, not a rule left on.
+        Some(config) => js_sys::JSON::stringify(&config)
+            .ok()
+            .and_then(|text| text.as_string())
+            .ok_or_else(|| "not JSON".to_owned())
+            .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+            .map_err(|e| {
+                JsError::new(&format!(
+                    "hindsight: analyze()'s config takes {{ select?: string[] | null, ignore?: string[], severity?: {{ [rule: string]: \"error\" | \"warning\" | \"info\" }} }}: {e}"
+                ))
+            })?,
     };
     config
         .validate()
