@@ -131,19 +131,25 @@ impl Saved {
     /// The inputs to edit: stored texts, and an empty editor for a dropped
     /// one (its name kept so the user knows what to open again).
     pub(crate) fn inputs(&self) -> Inputs {
-        let mut inputs = Inputs::default();
-        for source in &self.sources {
-            inputs.add_with_format(
-                &source.name,
-                source.text.as_deref().unwrap_or_default(),
-                source.format.as_deref().and_then(Format::from_name),
-            );
-        }
-        if inputs.drafts().is_empty() {
-            inputs.add_empty();
-        }
-        inputs
+        to_inputs(&self.sources)
     }
+}
+
+/// Editor inputs from stored or shared sources; never none at all, so the
+/// page always has an editor to type into.
+pub(crate) fn to_inputs(sources: &[SavedSource]) -> Inputs {
+    let mut inputs = Inputs::default();
+    for source in sources {
+        inputs.add_with_format(
+            &source.name,
+            source.text.as_deref().unwrap_or_default(),
+            source.format.as_deref().and_then(Format::from_name),
+        );
+    }
+    if inputs.drafts().is_empty() {
+        inputs.add_empty();
+    }
+    inputs
 }
 
 #[cfg(test)]

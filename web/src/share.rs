@@ -6,7 +6,7 @@
 //! Links longer than [`MAX_FRAGMENT`] characters are refused with the size,
 //! rather than produced and then cut off by a chat client or a browser.
 
-use hindsight_core::{Config, Format, Source};
+use hindsight_core::{Config, Source};
 use serde::{Deserialize, Serialize};
 
 use crate::model::Inputs;
@@ -31,18 +31,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// The inputs to load.
     pub(crate) fn inputs(&self) -> Inputs {
-        let mut inputs = Inputs::default();
-        for source in &self.sources {
-            inputs.add_with_format(
-                &source.name,
-                source.text.as_deref().unwrap_or_default(),
-                source.format.as_deref().and_then(Format::from_name),
-            );
-        }
-        if inputs.drafts().is_empty() {
-            inputs.add_empty();
-        }
-        inputs
+        crate::saved::to_inputs(&self.sources)
     }
 }
 

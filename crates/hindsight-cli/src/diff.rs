@@ -127,14 +127,7 @@ fn side(path: &std::path::Path, report: &Report) -> Side {
 }
 
 fn label(server: &ServerReport) -> String {
-    let mut label = server.engine_name().to_owned();
-    if let Some(host) = &server.host {
-        let _ = write!(label, " on {host}");
-    }
-    if let Some(port) = server.port {
-        let _ = write!(label, " port {port}");
-    }
-    label
+    server.label()
 }
 
 /// How two servers are judged the same, strictest first.

@@ -482,6 +482,21 @@ impl Report {
     }
 }
 
+impl ServerReport {
+    /// `sglang on root@10.1.2.3 port 8000`, for messages.
+    pub fn label(&self) -> String {
+        let mut label = self.engine_name().to_owned();
+        if let Some(host) = &self.host {
+            label.push_str(" on ");
+            label.push_str(host);
+        }
+        if let Some(port) = self.port {
+            label.push_str(&format!(" port {port}"));
+        }
+        label
+    }
+}
+
 impl CheckpointReport {
     pub fn kind_name(&self) -> &'static str {
         self.kind.name()

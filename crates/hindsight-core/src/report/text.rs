@@ -179,7 +179,7 @@ pub fn render(report: &Report, color: bool) -> String {
         }
         let mut note = format!("status: {}", finding.status.name().replace('-', " "));
         if let Some(server) = finding.server.and_then(|id| report.servers.get(id)) {
-            let _ = write!(note, "; server {}: {}", server.id + 1, server_label(server));
+            let _ = write!(note, "; server {}: {}", server.id + 1, server.label());
         }
         let _ = writeln!(out, "  {} {note}", style.paint("1;34", "= note:"));
         let _ = writeln!(
@@ -283,18 +283,7 @@ fn label(report: &Report, evidence: &Evidence) -> Option<String> {
         .servers
         .iter()
         .find(|s| s.log_source.as_deref() == Some(evidence.source.as_str()))
-        .map(|s| format!("the log of server {}: {}", s.id + 1, server_label(s)))
-}
-
-fn server_label(server: &super::ServerReport) -> String {
-    let mut label = server.engine_name().to_owned();
-    if let Some(host) = &server.host {
-        let _ = write!(label, " on {host}");
-    }
-    if let Some(port) = server.port {
-        let _ = write!(label, " port {port}");
-    }
-    label
+        .map(|s| format!("the log of server {}: {}", s.id + 1, s.label()))
 }
 
 fn first_line(text: &str, max: usize) -> String {
