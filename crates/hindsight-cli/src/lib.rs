@@ -336,14 +336,20 @@ fn analyze(args: &AnalyzeArgs, io: &mut Io<'_>) -> Result<u8> {
     let config = config::load(&args.rules, &io.current_dir)?;
     let sources = inputs::read(&args.paths, args.input_format, io.stdin)?;
     let mut report = analyze_with(&sources, &config);
+    // The inputs can be large; the report no longer needs them.
+    drop(sources);
     if args.output.redact {
         report = redact::report(report);
     }
     let text = match args.format {
         AnalyzeFormat::Json => {
-            let mut json = report.to_json();
-            json.push('\n');
-            json
+            // Written as it is serialized: a big session's report need not
+            // exist twice (as data and as text) at once.
+            let mut out = std::io::BufWriter::new(&mut *io.stdout);
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            out.write_all(b"\n")?;
+            out.flush()?;
+            String::new()
         }
         AnalyzeFormat::Markdown => hindsight_core::report::markdown::render(&report),
         AnalyzeFormat::Sarif => hindsight_core::report::sarif::render(&report),
