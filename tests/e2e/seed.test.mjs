@@ -106,6 +106,24 @@ describe("hindsight web page", () => {
       "errors-scanned not-checked",
     ]);
 
+    // Builds and kills carry their own checks: the seed's kills were
+    // followed by nvidia-smi showing the GPUs free; its first build failed.
+    const kills = page.locator('[data-testid="checkpoint"][data-kind="kill"]');
+    assert.equal(await kills.count(), 2);
+    for (const kill of await kills.all()) {
+      assert.deepEqual(
+        await kill.getByTestId("ledger-entry").evaluateAll((entries) =>
+          entries.map((e) => `${e.dataset.check} ${e.dataset.status}`),
+        ),
+        ["gpus-freed passed"],
+      );
+    }
+    const builds = page.locator('[data-testid="checkpoint"][data-kind="build"]');
+    assert.equal(
+      await builds.nth(1).locator('[data-check="build-succeeded"]').getAttribute("data-status"),
+      "failed",
+    );
+
     // A rule's documentation unfolds.
     const doc = page.locator('[data-rule="port-unchecked"] [data-testid="rule-doc"]');
     assert.equal(await doc.getByText("Why it matters").isVisible(), false);

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use hindsight_core::Severity;
 use hindsight_core::report::{
-    CheckpointReport, DiagnosticReport, Evidence, FindingReport, Report, ServerReport, SourceReport,
+    CheckpointReport, DiagnosticReport, Evidence, FindingReport, LedgerReport, Report,
+    ServerReport, SourceReport,
 };
 use hindsight_core::rules::Rule;
 use leptos::prelude::*;
@@ -710,6 +711,9 @@ fn CheckpointRow(
             <pre class="code command">
                 <code>{checkpoint.command.clone()}</code>
             </pre>
+            // A build's or a kill's own checks (built product, GPUs freed).
+            {(!checkpoint.ledger.is_empty())
+                .then(|| view! { <LedgerList ledger=checkpoint.ledger.clone() /> })}
             {output
                 .map(|output| {
                     let lines = output.line_end - output.line_start + 1;
@@ -724,6 +728,38 @@ fn CheckpointRow(
                     }
                 })}
         </li>
+    }
+}
+
+/// A verification ledger: each check with its status; the detail on hover.
+#[component]
+fn LedgerList(ledger: Vec<LedgerReport>) -> impl IntoView {
+    view! {
+        <div class="ledger">
+            <p class="label">"What the agent checked"</p>
+            <ul class="ledger-list" aria-label="Verification ledger">
+                {ledger
+                    .into_iter()
+                    .map(|entry| {
+                        let status = entry.status.name();
+                        let check = entry.check;
+                        let attribute = check.clone();
+                        view! {
+                            <li
+                                class="ledger-entry"
+                                data-testid="ledger-entry"
+                                data-check=attribute
+                                data-status=status
+                                title=entry.detail
+                            >
+                                <span class=format!("ledger-status status-{status}")>{status}</span>
+                                <span class="ledger-check">{check}</span>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        </div>
     }
 }
 
@@ -822,36 +858,7 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
                     })}
             </dl>
             {(!server.ledger.is_empty())
-                .then(|| {
-                    view! {
-                        <div class="ledger">
-                            <p class="label">"What the agent checked"</p>
-                            <ul class="ledger-list" aria-label="Verification ledger">
-                                {server
-                                    .ledger
-                                    .iter()
-                                    .map(|entry| {
-                                        let status = entry.status.name();
-                                        view! {
-                                            <li
-                                                class="ledger-entry"
-                                                data-testid="ledger-entry"
-                                                data-check=entry.check.clone()
-                                                data-status=status
-                                                title=entry.detail.clone()
-                                            >
-                                                <span class=format!(
-                                                    "ledger-status status-{status}",
-                                                )>{status}</span>
-                                                <span class="ledger-check">{entry.check.clone()}</span>
-                                            </li>
-                                        }
-                                    })
-                                    .collect_view()}
-                            </ul>
-                        </div>
-                    }
-                })}
+                .then(|| view! { <LedgerList ledger=server.ledger.clone() /> })}
             {(!server.phases.is_empty())
                 .then(|| {
                     view! {
