@@ -23,6 +23,12 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     if !line.starts_with('[') {
         return None;
     }
+    // Most lines of a long log take the hand-written reader (tens of ns
+    // instead of a regex capture's hundreds); it accepts exactly what the
+    // pattern accepts, and anything else goes to the pattern.
+    if let Some(found) = read_prefix(line) {
+        return Some(found);
+    }
     let c = super::logline::capture_pub(&SGLANG_PREFIX, line)?;
     Some(Prefix {
         time: c.get(1).map(|m| m.as_str().to_owned()),
@@ -37,6 +43,59 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     })
 }
 
+/// [`SGLANG_PREFIX`] by hand: `[` time (tags) `]` and one optional space.
+fn read_prefix(line: &str) -> Option<Prefix> {
+    let bytes = line.as_bytes();
+    // `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`, `\d\d-\d\d \d\d:\d\d:\d\d`, `\d\d:\d\d:\d\d`,
+    // tried in the pattern's order.
+    let shaped = |shape: &[u8]| {
+        bytes.len() > shape.len()
+            && shape.iter().zip(&bytes[1..]).all(|(want, got)| match want {
+                b'd' => got.is_ascii_digit(),
+                other => other == got,
+            })
+    };
+    let time_len = [&b"dddd-dd-dd dd:dd:dd"[..], b"dd-dd dd:dd:dd", b"dd:dd:dd"]
+        .into_iter()
+        .find(|shape| shaped(shape))?
+        .len();
+    let tags_start = 1 + time_len;
+    let mut at = tags_start;
+    // ` (DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+`, any number of times.
+    while bytes.get(at) == Some(&b' ') {
+        let rest = &bytes[at + 1..];
+        let Some(name) = [&b"ATTN_CP"[..], b"MOE_DP", b"DP", b"PP", b"TP", b"EP"]
+            .into_iter()
+            .find(|name| rest.starts_with(name))
+        else {
+            break;
+        };
+        let digits = rest[name.len()..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            break;
+        }
+        at += 1 + name.len() + digits;
+    }
+    if bytes.get(at) != Some(&b']') {
+        return None;
+    }
+    let mut end = at + 1;
+    if bytes.get(end) == Some(&b' ') {
+        end += 1;
+    }
+    let tags = line.get(tags_start..at)?.trim();
+    Some(Prefix {
+        time: line.get(1..1 + time_len).map(str::to_owned),
+        rank: (!tags.is_empty()).then(|| tags.to_owned()),
+        aux_rank: None,
+        message: end,
+        engine: Some(Engine::Sglang),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,6 +104,45 @@ mod tests {
     #[test]
     fn pattern_compiles() {
         assert!(SGLANG_PREFIX.is_some());
+    }
+
+    /// The hand-written reader agrees with the pattern wherever it answers.
+    #[test]
+    fn hand_reader_agrees_with_the_pattern() {
+        for line in [
+            "[2026-02-11 22:35:07 DP0 TP3] Decode batch.",
+            "[2026-02-11 22:35:07] The server is fired up and ready to roll!",
+            "[2026-02-11 22:35:07 TP12]Load weight end.",
+            "[02-11 22:35:07 ATTN_CP1 MOE_DP2 EP3] x",
+            "[22:35:07 PP1] x",
+            "[2026-02-11 22:35:07 TP] x",
+            "[2026-02-11 22:35:07 XX1] x",
+            "[2026-02-11 22:35:0] x",
+            "[2026-02-11 22:35:07",
+            "[12:00:00]",
+            "[1",
+            "[",
+        ] {
+            let by_pattern = super::super::logline::capture_pub(&SGLANG_PREFIX, line).map(|c| {
+                (
+                    c.get(1).map(|m| m.as_str().to_owned()),
+                    c.get(2)
+                        .map(|m| m.as_str().trim())
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_owned),
+                    c.get(0).map_or(0, |m| m.end()),
+                )
+            });
+            let by_hand = read_prefix(line).map(|p| (p.time, p.rank, p.message));
+            if by_hand.is_some() {
+                assert_eq!(by_hand, by_pattern, "{line}");
+            }
+            assert_eq!(
+                prefix(line).map(|p| (p.time, p.rank, p.message)),
+                by_pattern,
+                "{line}"
+            );
+        }
     }
 
     #[test]
