@@ -43,8 +43,6 @@ pub struct Condenser {
     kept_calls: HashSet<String>,
     /// Ids of shell-poll calls: the parser reads their `toolUseResult` too.
     poll_calls: HashSet<String>,
-    /// Bytes left out so far.
-    dropped: u64,
     /// Lines and bytes seen so far.
     lines: u32,
     bytes: u64,
@@ -57,11 +55,6 @@ pub struct Condenser {
 impl Condenser {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// Bytes of input the condenser has left out so far.
-    pub fn dropped_bytes(&self) -> u64 {
-        self.dropped
     }
 
     /// Notes that the original's bytes were not all UTF-8 (the reader replaced
@@ -116,10 +109,7 @@ impl Condenser {
         match serde_json::to_string(&condensed) {
             // Only worth it when it saves something; otherwise the original
             // line is the best evidence.
-            Ok(text) if text.len() < line.len() => {
-                self.dropped += (line.len() - text.len()) as u64;
-                Cow::Owned(text)
-            }
+            Ok(text) if text.len() < line.len() => Cow::Owned(text),
             _ => Cow::Borrowed(line),
         }
     }
@@ -141,7 +131,6 @@ impl Condenser {
             ));
         }
         let cut = floor_char_boundary(line, LONG_LINE);
-        self.dropped += (line.len() - cut) as u64;
         Cow::Borrowed(&line[..cut])
     }
 

@@ -6,7 +6,7 @@
 //! listening on http://H:P`.
 
 use super::Parsed;
-use super::logline::{Prefix, capture_pub, parse_log, regex};
+use super::logline::{Prefix, capture, parse_log, regex};
 use crate::engine::{Engine, ServerSettings};
 
 regex!(STAMP, r"^(\d+\.\d\d\.\d{3}\.\d{3}) [IWEDT] ");
@@ -36,7 +36,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
 pub fn prefix(line: &str) -> Option<Prefix> {
     let mut result = Prefix::default();
     if line.starts_with(|c: char| c.is_ascii_digit())
-        && let Some(c) = capture_pub(&STAMP, line)
+        && let Some(c) = capture(&STAMP, line)
     {
         result.time = c.get(1).map(|m| m.as_str().to_owned());
         result.message = c.get(0).map_or(0, |m| m.end());
@@ -54,7 +54,7 @@ pub fn settings(message: &str) -> Option<ServerSettings> {
     if !(message.starts_with("srv") || message.starts_with("llama_model_loader: loaded meta")) {
         return None;
     }
-    let c = capture_pub(&MODEL, message)?;
+    let c = capture(&MODEL, message)?;
     let model = c.get(1).or_else(|| c.get(2)).map(|m| m.as_str().to_owned());
     Some(ServerSettings {
         model,

@@ -309,15 +309,12 @@ fn body_ranks(message: &str, result: &mut LogLine) {
     }
 }
 
-fn capture<'t>(re: &LazyLock<Option<Regex>>, text: &'t str) -> Option<regex::Captures<'t>> {
-    re.as_ref().and_then(|re| re.captures(text))
-}
-
-pub(crate) fn capture_pub<'t>(
+/// The captures of a lazily built pattern (none when it failed to build).
+pub(crate) fn capture<'t>(
     re: &LazyLock<Option<Regex>>,
     text: &'t str,
 ) -> Option<regex::Captures<'t>> {
-    capture(re, text)
+    re.as_ref().and_then(|re| re.captures(text))
 }
 
 /// The first `host:port` in a text.

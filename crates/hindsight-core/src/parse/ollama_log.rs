@@ -6,7 +6,7 @@
 //! llama.cpp lines are interleaved.
 
 use super::Parsed;
-use super::logline::{Prefix, capture_pub, parse_log, regex};
+use super::logline::{Prefix, capture, parse_log, regex};
 use crate::engine::{Engine, ServerSettings};
 
 regex!(SLOG, r#"^time=(\S+) level=\w+ source=\S+ msg=("?)"#);
@@ -28,16 +28,16 @@ pub fn parse(text: &str, source: usize) -> Parsed {
 
 pub fn prefix(line: &str) -> Option<Prefix> {
     let c = if line.starts_with("time=") {
-        capture_pub(&SLOG, line)?
+        capture(&SLOG, line)?
     } else if line.starts_with("[GIN]") {
-        let c = capture_pub(&GIN_TIME, line)?;
+        let c = capture(&GIN_TIME, line)?;
         return Some(Prefix {
             time: c.get(1).map(|m| m.as_str().to_owned()),
             engine: Some(Engine::Ollama),
             ..Prefix::default()
         });
     } else if line.starts_with(|c: char| c.is_ascii_digit()) && line.get(4..5) == Some("/") {
-        capture_pub(&OLD, line)?
+        capture(&OLD, line)?
     } else {
         return None;
     };
@@ -56,7 +56,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
 pub fn settings(message: &str) -> Option<ServerSettings> {
     if message.starts_with("server config") {
         let mut settings = ServerSettings::default();
-        if let Some(c) = capture_pub(&HOST_VALUE, message) {
+        if let Some(c) = capture(&HOST_VALUE, message) {
             settings.bind_host = c
                 .get(1)
                 .map(|m| m.as_str().to_owned())
@@ -66,7 +66,7 @@ pub fn settings(message: &str) -> Option<ServerSettings> {
         return Some(settings);
     }
     if message.starts_with("starting llama server") || message.starts_with("starting runner") {
-        let model = capture_pub(&RUNNER_MODEL, message)?
+        let model = capture(&RUNNER_MODEL, message)?
             .get(1)
             .map(|m| m.as_str().trim_matches('"').to_owned());
         return Some(ServerSettings {

@@ -29,7 +29,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     if let Some(found) = read_prefix(line) {
         return Some(found);
     }
-    let c = super::logline::capture_pub(&SGLANG_PREFIX, line)?;
+    let c = super::logline::capture(&SGLANG_PREFIX, line)?;
     Some(Prefix {
         time: c.get(1).map(|m| m.as_str().to_owned()),
         rank: c
@@ -123,7 +123,7 @@ mod tests {
             "[1",
             "[",
         ] {
-            let by_pattern = super::super::logline::capture_pub(&SGLANG_PREFIX, line).map(|c| {
+            let by_pattern = super::super::logline::capture(&SGLANG_PREFIX, line).map(|c| {
                 (
                     c.get(1).map(|m| m.as_str().to_owned()),
                     c.get(2)

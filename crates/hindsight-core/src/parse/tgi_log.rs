@@ -6,7 +6,7 @@
 //! `Shard ready` is the weights; HTTP readiness is the router's `Connected`.
 
 use super::Parsed;
-use super::logline::{Prefix, capture_pub, parse_log, regex, settings_from_fields};
+use super::logline::{Prefix, capture, parse_log, regex, settings_from_fields};
 use crate::engine::{Engine, ServerSettings};
 
 regex!(
@@ -26,7 +26,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     if !line.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    let c = capture_pub(&TGI_PREFIX, line)?;
+    let c = capture(&TGI_PREFIX, line)?;
     let spans = c.get(2).map_or("", |m| m.as_str());
     // Span fields can nest braces (`generate{parameters=… { … }}: `), which
     // the pattern cannot skip: then the message follows the target itself.
@@ -35,13 +35,13 @@ pub fn prefix(line: &str) -> Option<Prefix> {
             let target = &line[at + 1..];
             let end = target.find(": ").map_or(0, |e| e + 2);
             let rest = &target[end..];
-            let file = capture_pub(&RS_FILE, rest).map_or(0, |f| f.get(0).map_or(0, |m| m.end()));
+            let file = capture(&RS_FILE, rest).map_or(0, |f| f.get(0).map_or(0, |m| m.end()));
             at + 1 + end + file
         }
         _ => c.get(0).map_or(0, |m| m.end()),
     };
     let rank = (spans.contains("shard-manager") || line.contains("rank="))
-        .then(|| capture_pub(&TGI_RANK, line))
+        .then(|| capture(&TGI_RANK, line))
         .flatten()
         .and_then(|r| r.get(1))
         .map(|m| format!("rank {}", m.as_str()));

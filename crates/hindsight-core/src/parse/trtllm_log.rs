@@ -4,7 +4,7 @@
 //! using GPU 0`). `trtllm-serve` answers through uvicorn.
 
 use super::Parsed;
-use super::logline::{Prefix, capture_pub, parse_log, regex};
+use super::logline::{Prefix, capture, parse_log, regex};
 use crate::engine::Engine;
 
 regex!(
@@ -22,11 +22,11 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     if !line.starts_with('[') {
         return None;
     }
-    let c = capture_pub(&TRT_PREFIX, line)?;
+    let c = capture(&TRT_PREFIX, line)?;
     let tags = c.get(2).map_or("", |m| m.as_str());
     Some(Prefix {
         time: c.get(1).map(|m| m.as_str().to_owned()),
-        rank: capture_pub(&TRT_RANK, tags)
+        rank: capture(&TRT_RANK, tags)
             .and_then(|r| r.get(1))
             .map(|m| format!("rank {}", m.as_str())),
         aux_rank: None,

@@ -8,7 +8,7 @@
 //! config: model=…` line.
 
 use super::Parsed;
-use super::logline::{Prefix, capture_pub, parse_log, regex, settings_from_fields};
+use super::logline::{Prefix, capture, parse_log, regex, settings_from_fields};
 use crate::engine::{Engine, ServerSettings};
 
 regex!(
@@ -31,7 +31,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     let mut at = 0;
     // Nested tags: `(EngineCore_0 pid=A) (VllmWorker TP1 pid=B) INFO …`.
     while line[at..].starts_with('(') {
-        let Some(c) = capture_pub(&PROCESS, &line[at..]) else {
+        let Some(c) = capture(&PROCESS, &line[at..]) else {
             break;
         };
         let name = c.get(1).map_or("", |m| m.as_str());
@@ -46,7 +46,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
         result.engine = Some(Engine::Vllm);
         at += c.get(0).map_or(0, |m| m.end());
     }
-    if let Some(c) = capture_pub(&LEVEL_TIME, &line[at..]) {
+    if let Some(c) = capture(&LEVEL_TIME, &line[at..]) {
         result.time = c.get(1).map(|m| m.as_str().to_owned());
         at += c.get(0).map_or(0, |m| m.end());
         result.engine = Some(Engine::Vllm);

@@ -1,6 +1,7 @@
 //! `build-unverified`: a build or install whose product was never checked
 //! before the agent moved on to the servers that use it.
 
+use super::ledger::LedgerStatus;
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
 use crate::parse::shell::SimpleCommand;
 use crate::timeline::{Checkpoint, CheckpointKind, Timeline, same_host};
@@ -47,9 +48,9 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         if build.exit_code.is_some_and(|c| c != 0) || build.is_error {
             continue;
         }
-        let checked_here = build.commands[at + 1..].iter().any(checks_product);
-        let checked_later = later.iter().any(|c| c.commands.iter().any(checks_product));
-        if checked_here || checked_later {
+        // Checked (passing or not) is the ledger's business; this rule is
+        // about a product nobody looked at.
+        if super::ledger::product_checked(timeline, build, at).status != LedgerStatus::NotChecked {
             continue;
         }
         // Only a build that something then used: a launch after it.

@@ -15,6 +15,7 @@ use regex::Regex;
 
 use super::gpu_release_unverified::{Outcome as Gpu, gpu_outcome};
 use super::{CheckStatus, Finding, Rule, Severity, at_prose, log_path_or_hint, on_host};
+use crate::parse::logline::regex;
 use crate::parse::{Role, Signal};
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Outcome, Prose, Server, Timeline};
 
@@ -70,12 +71,6 @@ impl Claim {
             Claim::GpusFree => "no `nvidia-smi` after the kill",
         }
     }
-}
-
-macro_rules! regex {
-    ($name:ident, $pattern:literal) => {
-        static $name: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new($pattern).ok());
-    };
 }
 
 regex!(

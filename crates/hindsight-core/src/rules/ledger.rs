@@ -224,7 +224,7 @@ fn build_result(build: &Checkpoint) -> LedgerEntry {
 /// An import, listing or version query of what was built, in the build's
 /// own call after the build or in a later call on that host before the next
 /// launch.
-fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> LedgerEntry {
+pub(super) fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> LedgerEntry {
     let later = timeline
         .checkpoints
         .iter()

@@ -3,11 +3,8 @@
 //! the port (most often the old server, never confirmed dead), and the
 //! "passing" check verified the wrong process.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::{CheckStatus, Finding, Rule, Severity, describe, observers, on_host};
+use crate::parse::logline::regex;
 use crate::timeline::{Outcome, Server, Timeline};
 
 pub(super) const RULE: Rule = Rule {
@@ -29,12 +26,10 @@ with the launch's `--model-path` or `--served-model-name`.",
     run,
 };
 
-/// `"model": "…"` in a completion; `"id": "…"` only in a model list (a
-/// completion's own `"id"` is `chatcmpl-…`).
-static MODEL_KEY: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r#""model"\s*:\s*"([^"]{1,300})""#).ok());
-static LISTED_ID: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r#""id"\s*:\s*"([^"]{1,300})""#).ok());
+// `"model": "…"` in a completion; `"id": "…"` only in a model list (a
+// completion's own `"id"` is `chatcmpl-…`).
+regex!(MODEL_KEY, r#""model"\s*:\s*"([^"]{1,300})""#);
+regex!(LISTED_ID, r#""id"\s*:\s*"([^"]{1,300})""#);
 
 /// The model ids an answer names.
 fn model_ids(line: &str) -> Vec<&str> {

@@ -167,10 +167,10 @@ impl SeenLine {
 pub struct Prose {
     pub span: Span,
     pub role: Role,
-    /// The decoded text, for sources that escape it.
-    pub text: Option<String>,
-    /// What it says, decoded or as written: what rules read.
+    /// What it says: decoded for sources that escape text, else as written.
     pub said: String,
+    /// Whether `said` was decoded (then evidence quotes it, not the raw lines).
+    pub decoded: bool,
     pub message: Option<u64>,
 }
 
@@ -179,7 +179,7 @@ impl Prose {
     pub fn quote(&self) -> Quote {
         Quote {
             span: self.span,
-            text: self.text.clone(),
+            text: self.decoded.then(|| self.said.clone()),
         }
     }
 }
@@ -665,7 +665,6 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
             EventKind::Prose { role, text } => timeline.prose.push(Prose {
                 span: event.span,
                 role: *role,
-                text: text.clone(),
                 said: text.clone().unwrap_or_else(|| {
                     source
                         .text
@@ -673,6 +672,7 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                         .unwrap_or_default()
                         .to_owned()
                 }),
+                decoded: text.is_some(),
                 message,
             }),
             EventKind::Command {

@@ -82,34 +82,36 @@ fn is_placeholder(value: &str) -> bool {
 /// [`scan`] finds it again). The condenser keeps these from the parts of a
 /// record it drops.
 pub fn fragments(text: &str) -> Vec<&str> {
-    // Pattern by pattern: each regex skips ahead with its own literal
-    // prefilter (`hf_`, `://`, `token`…), far faster over megabytes of file
-    // content than one combined automaton.
     let mut found: Vec<&str> = Vec::new();
-    for pattern in &PATTERNS {
-        let Some(regex) = pattern.regex.as_ref() else {
-            continue;
-        };
-        for m in regex.find_iter(text) {
-            // Checking the value on the short match only: captures over the
-            // whole text would be much slower.
-            let value = regex
-                .captures(m.as_str())
-                .and_then(|c| c.get(1).or_else(|| c.get(0)))
-                .map_or("", |v| v.as_str());
-            if !is_placeholder(value) && !found.contains(&m.as_str()) {
-                found.push(m.as_str());
-            }
+    for (_, whole, _) in matches(text) {
+        if !found.contains(&whole.as_str()) {
+            found.push(whole.as_str());
         }
     }
     found
 }
 
+/// Every credential-shaped match in a text, placeholders left out: the
+/// pattern's index, the whole match and the credential in it. Pattern by
+/// pattern over the whole text: each regex skips ahead with its own literal
+/// prefilter (`hf_`, `://`, `token`…), far faster than every pattern on
+/// every line. No pattern crosses a newline.
+fn matches(text: &str) -> impl Iterator<Item = (usize, regex::Match<'_>, regex::Match<'_>)> {
+    PATTERNS
+        .iter()
+        .enumerate()
+        .filter_map(|(index, pattern)| pattern.regex.as_ref().map(|regex| (index, regex)))
+        .flat_map(move |(index, regex)| {
+            regex.captures_iter(text).filter_map(move |captures| {
+                let whole = captures.get(0)?;
+                let value = captures.get(1).unwrap_or(whole);
+                (!is_placeholder(value.as_str())).then_some((index, whole, value))
+            })
+        })
+}
+
 /// Finds every credential in every source, each value once per line.
 pub fn scan(sources: &[&Source]) -> Vec<Secret> {
-    // Each pattern runs once over the whole text, skipping ahead with its
-    // literal prefilter (`hf_`, `://`, `token`…): far faster than every
-    // pattern on every line. The patterns never cross a newline.
     struct Candidate<'t> {
         source: usize,
         line_start: usize,
@@ -121,30 +123,19 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
     let mut candidates: Vec<Candidate<'_>> = Vec::new();
     for (source_id, source) in sources.iter().enumerate() {
         let text = source.text.as_str();
-        for (index, pattern) in PATTERNS.iter().enumerate() {
-            let Some(regex) = pattern.regex.as_ref() else {
-                continue;
-            };
-            for captures in regex.captures_iter(text) {
-                let Some(value) = captures.get(1).or_else(|| captures.get(0)) else {
-                    continue;
-                };
-                if is_placeholder(value.as_str()) {
-                    continue;
-                }
-                let line_start = text[..value.start()].rfind('\n').map_or(0, |i| i + 1);
-                let line_end = text[value.end()..]
-                    .find('\n')
-                    .map_or(text.len(), |i| value.end() + i);
-                candidates.push(Candidate {
-                    source: source_id,
-                    line_start,
-                    line_end,
-                    pattern: index,
-                    at: value.start(),
-                    value: value.as_str(),
-                });
-            }
+        for (index, _, value) in matches(text) {
+            let line_start = text[..value.start()].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[value.end()..]
+                .find('\n')
+                .map_or(text.len(), |i| value.end() + i);
+            candidates.push(Candidate {
+                source: source_id,
+                line_start,
+                line_end,
+                pattern: index,
+                at: value.start(),
+                value: value.as_str(),
+            });
         }
     }
     // Line by line, then pattern by pattern: a value already found on the
