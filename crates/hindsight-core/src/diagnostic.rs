@@ -57,34 +57,40 @@ pub const LONG_LINE: usize = 64 * 1024;
 /// Checks a text for things worth a diagnostic before parsing: NUL bytes
 /// (binary input) and overlong lines. Each is reported once, with its line.
 pub fn scan_text(text: &str, source: SourceId) -> Vec<Diagnostic> {
+    // Whole-text SIMD searches, not a pass per line: this runs on every
+    // source, and a pasted log can be a hundred megabytes.
+    let bytes = text.as_bytes();
+    let line_number = |at: usize| {
+        let before = memchr::memchr_iter(b'\n', &bytes[..at.min(bytes.len())]).count();
+        u32::try_from(before + 1).unwrap_or(u32::MAX)
+    };
     let mut diagnostics = Vec::new();
-    let mut nul_reported = false;
-    let mut long_reported = false;
-    for (number, (_, line)) in crate::source::lines_with_offsets(text).enumerate() {
-        let line_number = u32::try_from(number + 1).unwrap_or(u32::MAX);
-        if !nul_reported && line.contains('\0') {
-            nul_reported = true;
+    if let Some(at) = memchr::memchr(0, bytes) {
+        diagnostics.push(Diagnostic::warning(
+            source,
+            Some(line_number(at)),
+            "NUL bytes: this looks like binary data; it was read as text",
+        ));
+    }
+    let mut start = 0;
+    for newline in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        let line = &bytes[start..newline];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() > LONG_LINE {
             diagnostics.push(Diagnostic::warning(
                 source,
-                Some(line_number),
-                "NUL bytes: this looks like binary data; it was read as text",
-            ));
-        }
-        if !long_reported && line.len() > LONG_LINE {
-            long_reported = true;
-            diagnostics.push(Diagnostic::warning(
-                source,
-                Some(line_number),
+                Some(line_number(start)),
                 format!(
                     "line is {} bytes long; only its first {} KiB were examined",
                     line.len(),
                     LONG_LINE / 1024
                 ),
             ));
-        }
-        if nul_reported && long_reported {
             break;
         }
+        start = newline + 1;
     }
+    // In line order, as a reader meets them.
+    diagnostics.sort_by_key(|d| d.line);
     diagnostics
 }

@@ -655,6 +655,9 @@ fn log_lines<'t>(
             _ => None,
         })
         .collect();
+    // Most logs hold no escape code at all: then no line needs stripping.
+    let ansi = memchr::memchr(0x1b, text.as_bytes()).is_some()
+        || memchr::memmem::find(text.as_bytes(), b"#033[").is_some();
     let mut lines = Vec::new();
     for (offset, line) in crate::source::lines_with_offsets(text) {
         let examined =
@@ -666,11 +669,17 @@ fn log_lines<'t>(
             if segment.trim().is_empty() {
                 continue;
             }
-            let clean = match strip_ansi(segment) {
-                std::borrow::Cow::Borrowed(clean) => std::borrow::Cow::Borrowed(clean.trim_end()),
-                std::borrow::Cow::Owned(clean) => {
-                    std::borrow::Cow::Owned(clean.trim_end().to_owned())
+            let clean = if ansi {
+                match strip_ansi(segment) {
+                    std::borrow::Cow::Borrowed(clean) => {
+                        std::borrow::Cow::Borrowed(clean.trim_end())
+                    }
+                    std::borrow::Cow::Owned(clean) => {
+                        std::borrow::Cow::Owned(clean.trim_end().to_owned())
+                    }
                 }
+            } else {
+                std::borrow::Cow::Borrowed(segment.trim_end())
             };
             lines.push((
                 Span::new(source, here, here + segment.len()),
