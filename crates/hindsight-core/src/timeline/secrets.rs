@@ -113,17 +113,17 @@ fn word_at(bytes: &[u8], at: usize, word: &[u8]) -> bool {
 /// memchr and checked in a few byte comparisons. Leftmost first and never
 /// overlapping, as the pattern's matches are.
 fn credentials(text: &str) -> Vec<Found> {
-    const KEYWORDS: &[(&[u8], u8, usize)] = &[
-        // (keyword, the letter it is found by, that letter's offset)
-        (b"--api-key", b'k', 6),
-        (b"api_key", b'k', 4),
-        (b"api-key", b'k', 4),
-        (b"apikey", b'k', 3),
-        (b"token", b'k', 2),
-        (b"password", b'w', 4),
-        (b"passwd", b'w', 4),
-        (b"secret", b'c', 2),
+    // Each keyword with the letter it is found by and that letter's offset;
+    // `--api-key` before `api-key`, whose match it would contain.
+    const BY_K: &[(&[u8], usize)] = &[
+        (b"token", 2),
+        (b"--api-key", 6),
+        (b"api_key", 4),
+        (b"api-key", 4),
+        (b"apikey", 3),
     ];
+    const BY_W: &[(&[u8], usize)] = &[(b"password", 4), (b"passwd", 4)];
+    const BY_C: &[(&[u8], usize)] = &[(b"secret", 2)];
     let bytes = text.as_bytes();
     let value_byte = |b: u8| b.is_ascii_alphanumeric() || b"._~+/-".contains(&b);
     let mut found = Vec::new();
@@ -131,11 +131,14 @@ fn credentials(text: &str) -> Vec<Found> {
     let letters = memchr::memchr3_iter(b'k', b'w', b'c', bytes);
     let capitals = memchr::memchr3_iter(b'K', b'W', b'C', bytes);
     for at in merge(letters, capitals) {
-        let letter = bytes[at].to_ascii_lowercase();
-        let keyword = KEYWORDS.iter().find_map(|(word, by, offset)| {
+        let keywords = match bytes[at] {
+            b'k' | b'K' => BY_K,
+            b'w' | b'W' => BY_W,
+            _ => BY_C,
+        };
+        let keyword = keywords.iter().find_map(|(word, offset)| {
             let start = at.checked_sub(*offset)?;
-            (*by == letter && start >= allowed && word_at(bytes, start, word))
-                .then_some((start, start + word.len()))
+            (start >= allowed && word_at(bytes, start, word)).then_some((start, start + word.len()))
         });
         let Some((start, end)) = keyword else {
             continue;
