@@ -96,5 +96,5 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
     // The timeline takes the events: their outputs move into it.
     let timeline = timeline::build(&prepared_refs, parsed);
     let findings = rules::run(&timeline, config);
-    report::build(&prepared_refs, &timeline, &findings, &diagnostics)
+    report::build(&prepared_refs, timeline, &findings, &diagnostics)
 }
