@@ -99,7 +99,10 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
-        let mut starts = vec![0];
+        // Sized once: a guess from a typical line length, so a big log does
+        // not regrow the vector a dozen times.
+        let mut starts = Vec::with_capacity(1 + text.len() / 96);
+        starts.push(0);
         starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
         Self { starts }
     }
@@ -129,11 +132,9 @@ impl LineIndex {
     }
 }
 
+/// Offsets of every `\n`, found with SIMD (a 100 MB log has a million).
 fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, &b)| (b == b'\n').then_some(i))
+    memchr::memchr_iter(b'\n', bytes)
 }
 
 /// Iterates the lines of a text with their byte offsets; the `\n` (and a

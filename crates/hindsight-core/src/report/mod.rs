@@ -344,7 +344,7 @@ fn cap_lines(text: &str) -> String {
 
 /// Lines as `wc -l` would count them, plus an unterminated last line.
 fn line_count(text: &str) -> u64 {
-    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
     let unterminated = usize::from(!text.is_empty() && !text.ends_with('\n'));
     u64::try_from(newlines + unterminated).unwrap_or(u64::MAX)
 }

@@ -259,6 +259,18 @@ impl Lifecycle {
         }
     }
 
+    /// What a parsed server log shows.
+    pub fn from_log(engine: Engine, log: &Parsed) -> Lifecycle {
+        let mut lifecycle = Lifecycle::new(engine);
+        for event in &log.events {
+            if let EventKind::Log(line) = &event.kind {
+                lifecycle.absorb(event.span, line, None, true);
+            }
+        }
+        lifecycle.finish();
+        lifecycle
+    }
+
     /// Takes in one line; `from_log` is false for lines the agent saw in
     /// tool output, which say nothing about where the log stops.
     fn absorb(&mut self, span: Span, log: &LogLine, rank: Option<&str>, from_log: bool) {
@@ -536,23 +548,16 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
         let (Some(log), Some(path)) = (server.log_source, server.log_path.clone()) else {
             continue;
         };
-        let text = &sources[log].text;
-        let lines: Vec<(Span, String, Option<crate::parse::FailureKind>)> = parsed[log]
-            .2
-            .events
-            .iter()
-            .filter_map(|event| match &event.kind {
-                EventKind::Log(line) => {
-                    let raw = text.get(event.span.start..event.span.end).unwrap_or("");
-                    let failure = match line.signal {
-                        Some(Signal::Failure { kind, .. }) => Some(kind),
-                        _ => None,
-                    };
-                    Some((event.span, strip_ansi(raw).trim_end().to_owned(), failure))
-                }
-                _ => None,
-            })
-            .collect();
+        let reads_window = server.observed_by.iter().any(|&id| {
+            matches!(
+                timeline.checkpoints[id].reads(&path),
+                Some(Window::Tail(_) | Window::Lines { .. })
+            )
+        });
+        if !reads_window {
+            continue;
+        }
+        let lines = log_lines(&sources[log].text, log, &parsed[log].2);
         for &checkpoint_id in &server.observed_by.clone() {
             let checkpoint = &timeline.checkpoints[checkpoint_id];
             let (start, end, count, from_end) = match checkpoint.reads(&path).cloned() {
@@ -610,10 +615,74 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
     }
 }
 
+/// A log's lines as an agent's `tail` shows them (ANSI codes removed,
+/// trailing blanks trimmed), one per `\r`-separated update, each with the
+/// failure the parser found there. Read from the text, not the events: the
+/// parser keeps events only for lines that say something.
+fn log_lines<'t>(
+    text: &'t str,
+    source: SourceId,
+    parsed: &Parsed,
+) -> Vec<(
+    Span,
+    std::borrow::Cow<'t, str>,
+    Option<crate::parse::FailureKind>,
+)> {
+    let failures: std::collections::HashMap<usize, crate::parse::FailureKind> = parsed
+        .events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::Log(line) => match line.signal {
+                Some(Signal::Failure { kind, .. }) => Some((event.span.start, kind)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    // Most logs hold no escape code at all: then no line needs stripping.
+    let ansi = memchr::memchr(0x1b, text.as_bytes()).is_some()
+        || memchr::memmem::find(text.as_bytes(), b"#033[").is_some();
+    let mut lines = Vec::new();
+    for (offset, line) in crate::source::lines_with_offsets(text) {
+        let examined =
+            &line[..crate::source::floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
+        let mut start = offset;
+        for segment in examined.split('\r') {
+            let here = start;
+            start += segment.len() + 1;
+            if segment.trim().is_empty() {
+                continue;
+            }
+            let clean = if ansi {
+                match strip_ansi(segment) {
+                    std::borrow::Cow::Borrowed(clean) => {
+                        std::borrow::Cow::Borrowed(clean.trim_end())
+                    }
+                    std::borrow::Cow::Owned(clean) => {
+                        std::borrow::Cow::Owned(clean.trim_end().to_owned())
+                    }
+                }
+            } else {
+                std::borrow::Cow::Borrowed(segment.trim_end())
+            };
+            lines.push((
+                Span::new(source, here, here + segment.len()),
+                clean,
+                failures.get(&here).copied(),
+            ));
+        }
+    }
+    lines
+}
+
 /// The log line where the agent's view ended: the position whose preceding
 /// lines agree with the most seen lines (earliest on ties, as the log grew).
 fn best_match(
-    lines: &[(Span, String, Option<crate::parse::FailureKind>)],
+    lines: &[(
+        Span,
+        std::borrow::Cow<'_, str>,
+        Option<crate::parse::FailureKind>,
+    )],
     seen: &[&str],
 ) -> Option<usize> {
     let last_seen = seen
@@ -919,13 +988,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
             server.engine = log_engine;
         }
         server.log_source = Some(source_id);
-        server.lifecycle = Lifecycle::new(server.engine);
-        for event in &parsed[source_id].2.events {
-            if let EventKind::Log(log) = &event.kind {
-                server.lifecycle.absorb(event.span, log, None, true);
-            }
-        }
-        server.lifecycle.finish();
+        server.lifecycle = Lifecycle::from_log(server.engine, &parsed[source_id].2);
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }

@@ -39,7 +39,11 @@ macro_rules! pattern {
 
 // ASCII word boundaries: a Unicode `\b` makes the regex engine leave its
 // fast automaton on any non-ASCII text, and credentials are ASCII anyway.
-static PATTERNS: [Pattern; 9] = [
+// Each has a rare literal (`hf_`, `AKIA`, `://`…) its search skips to. The
+// two credentials led by a common word (`token: 1234` is in every batch line
+// of a server log, and `authorization` is case-free) are matched by hand
+// below: see [`KINDS`].
+static PATTERNS: [Pattern; 7] = [
     pattern!("Hugging Face token", r"(?-u:\b)(hf_[A-Za-z0-9]{30,})"),
     pattern!("Anthropic API key", r"(?-u:\b)(sk-ant-[A-Za-z0-9_-]{20,})"),
     pattern!(
@@ -50,18 +54,164 @@ static PATTERNS: [Pattern; 9] = [
     pattern!("AWS access key", r"(?-u:\b)(AKIA[0-9A-Z]{16})(?-u:\b)"),
     pattern!("Slack token", r"(?-u:\b)(xox[baprs]-[A-Za-z0-9-]{10,})"),
     pattern!(
-        "bearer token",
-        r"(?i)authorization:[ \t]*bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})"
-    ),
-    pattern!(
         "password in a URL",
         r"(?-u:\b)[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"
     ),
-    pattern!(
-        "credential in an option or variable",
-        r#"(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})"#
-    ),
 ];
+
+/// The kinds found by hand, by their place in the order kinds are tried on
+/// a line (a value found by an earlier kind is not found again): bearer
+/// tokens before URLs' passwords, option and variable credentials last.
+const BEARER: usize = 6;
+const CREDENTIAL: usize = 8;
+
+/// A kind's place in that order from its index in [`PATTERNS`].
+fn order(pattern: usize) -> usize {
+    if pattern >= BEARER {
+        pattern + 1
+    } else {
+        pattern
+    }
+}
+
+/// Every kind's name, by its place in the order.
+fn kind(index: usize) -> &'static str {
+    match index {
+        BEARER => "bearer token",
+        CREDENTIAL => "credential in an option or variable",
+        _ => PATTERNS
+            .get(if index > BEARER { index - 1 } else { index })
+            .map_or("credential", |p| p.kind),
+    }
+}
+
+/// A match: the whole of it and the credential in it, as byte ranges.
+type Found = (std::ops::Range<usize>, std::ops::Range<usize>);
+
+/// The length of the run of `class` bytes at `at`.
+fn run(bytes: &[u8], at: usize, class: impl Fn(u8) -> bool) -> usize {
+    bytes
+        .get(at..)
+        .map_or(0, |rest| rest.iter().take_while(|b| class(**b)).count())
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Whether `bytes[at..]` starts with `word`, ASCII case ignored.
+fn word_at(bytes: &[u8], at: usize, word: &[u8]) -> bool {
+    bytes
+        .get(at..at + word.len())
+        .is_some_and(|here| here.eq_ignore_ascii_case(word))
+}
+
+/// `(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})`,
+/// by hand. Its keywords are common words in logs (`token` twice in every
+/// SGLang batch line), so a pattern would be started at each; here each
+/// keyword is found from one of its letters (`k`, `w`, `c`, any case) with
+/// memchr and checked in a few byte comparisons. Leftmost first and never
+/// overlapping, as the pattern's matches are.
+fn credentials(text: &str) -> Vec<Found> {
+    // Each keyword with the letter it is found by and that letter's offset;
+    // `--api-key` before `api-key`, whose match it would contain.
+    const BY_K: &[(&[u8], usize)] = &[
+        (b"token", 2),
+        (b"--api-key", 6),
+        (b"api_key", 4),
+        (b"api-key", 4),
+        (b"apikey", 3),
+    ];
+    const BY_W: &[(&[u8], usize)] = &[(b"password", 4), (b"passwd", 4)];
+    const BY_C: &[(&[u8], usize)] = &[(b"secret", 2)];
+    let bytes = text.as_bytes();
+    let value_byte = |b: u8| b.is_ascii_alphanumeric() || b"._~+/-".contains(&b);
+    let mut found = Vec::new();
+    let mut allowed = 0;
+    let letters = memchr::memchr3_iter(b'k', b'w', b'c', bytes);
+    let capitals = memchr::memchr3_iter(b'K', b'W', b'C', bytes);
+    for at in merge(letters, capitals) {
+        let keywords = match bytes[at] {
+            b'k' | b'K' => BY_K,
+            b'w' | b'W' => BY_W,
+            _ => BY_C,
+        };
+        let keyword = keywords.iter().find_map(|(word, offset)| {
+            let start = at.checked_sub(*offset)?;
+            (start >= allowed && word_at(bytes, start, word)).then_some((start, start + word.len()))
+        });
+        let Some((start, end)) = keyword else {
+            continue;
+        };
+        // `[ \t]*[=:][ \t]*`, else `[ \t]+`.
+        let spaces = run(bytes, end, is_blank);
+        let mut value = end + spaces;
+        if matches!(bytes.get(value), Some(b'=' | b':')) {
+            value += 1;
+            value += run(bytes, value, is_blank);
+        } else if spaces == 0 {
+            continue;
+        }
+        if matches!(bytes.get(value), Some(b'\'' | b'"')) {
+            value += 1;
+        }
+        let length = run(bytes, value, value_byte);
+        if length >= 8 {
+            found.push((start..value + length, value..value + length));
+            allowed = value + length;
+        }
+    }
+    found
+}
+
+/// `(?i)authorization:[ \t]*bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`, by
+/// hand: `authorization` in any case is found from its `z`.
+fn bearers(text: &str) -> Vec<Found> {
+    let bytes = text.as_bytes();
+    let token_byte = |b: u8| b.is_ascii_alphanumeric() || b"._~+/=-".contains(&b);
+    let mut found = Vec::new();
+    let mut allowed = 0;
+    for at in memchr::memchr2_iter(b'z', b'Z', bytes) {
+        // `authori` + `z` + `ation:`
+        let Some(start) = at.checked_sub(7) else {
+            continue;
+        };
+        if start < allowed || !word_at(bytes, start, b"authorization:") {
+            continue;
+        }
+        let mut value = start + 14;
+        value += run(bytes, value, is_blank);
+        if !word_at(bytes, value, b"bearer") {
+            continue;
+        }
+        value += 6;
+        let spaces = run(bytes, value, is_blank);
+        if spaces == 0 {
+            continue;
+        }
+        value += spaces;
+        let length = run(bytes, value, token_byte);
+        if length >= 16 {
+            found.push((start..value + length, value..value + length));
+            allowed = value + length;
+        }
+    }
+    found
+}
+
+/// Two ascending position streams as one.
+fn merge(
+    a: impl Iterator<Item = usize>,
+    b: impl Iterator<Item = usize>,
+) -> impl Iterator<Item = usize> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x <= y => a.next(),
+        (Some(_), Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, _) => b.next(),
+    })
+}
 
 /// Values that look like credentials but are placeholders or plain words.
 fn is_placeholder(value: &str) -> bool {
@@ -83,21 +233,22 @@ fn is_placeholder(value: &str) -> bool {
 /// record it drops.
 pub fn fragments(text: &str) -> Vec<&str> {
     let mut found: Vec<&str> = Vec::new();
-    for (_, whole, _) in matches(text) {
-        if !found.contains(&whole.as_str()) {
-            found.push(whole.as_str());
+    for (_, (whole, _)) in matches(text) {
+        let whole = &text[whole];
+        if !found.contains(&whole) {
+            found.push(whole);
         }
     }
     found
 }
 
 /// Every credential-shaped match in a text, placeholders left out: the
-/// pattern's index, the whole match and the credential in it. Pattern by
+/// kind's index, the whole match and the credential in it. Pattern by
 /// pattern over the whole text: each regex skips ahead with its own literal
-/// prefilter (`hf_`, `://`, `token`…), far faster than every pattern on
-/// every line. No pattern crosses a newline.
-fn matches(text: &str) -> impl Iterator<Item = (usize, regex::Match<'_>, regex::Match<'_>)> {
-    PATTERNS
+/// prefilter (`hf_`, `://`…), far faster than every pattern on every line.
+/// No match crosses a newline.
+fn matches(text: &str) -> impl Iterator<Item = (usize, Found)> + '_ {
+    let by_pattern = PATTERNS
         .iter()
         .enumerate()
         .filter_map(|(index, pattern)| pattern.regex.as_ref().map(|regex| (index, regex)))
@@ -105,9 +256,20 @@ fn matches(text: &str) -> impl Iterator<Item = (usize, regex::Match<'_>, regex::
             regex.captures_iter(text).filter_map(move |captures| {
                 let whole = captures.get(0)?;
                 let value = captures.get(1).unwrap_or(whole);
-                (!is_placeholder(value.as_str())).then_some((index, whole, value))
+                Some((order(index), (whole.range(), value.range())))
             })
-        })
+        });
+    let by_hand = bearers(text)
+        .into_iter()
+        .map(|found| (BEARER, found))
+        .chain(
+            credentials(text)
+                .into_iter()
+                .map(|found| (CREDENTIAL, found)),
+        );
+    by_pattern
+        .chain(by_hand)
+        .filter(move |(_, (_, value))| !is_placeholder(&text[value.clone()]))
 }
 
 /// Finds every credential in every source, each value once per line.
@@ -123,18 +285,18 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
     let mut candidates: Vec<Candidate<'_>> = Vec::new();
     for (source_id, source) in sources.iter().enumerate() {
         let text = source.text.as_str();
-        for (index, _, value) in matches(text) {
-            let line_start = text[..value.start()].rfind('\n').map_or(0, |i| i + 1);
-            let line_end = text[value.end()..]
-                .find('\n')
-                .map_or(text.len(), |i| value.end() + i);
+        for (index, (_, value)) in matches(text) {
+            let line_start =
+                memchr::memrchr(b'\n', &text.as_bytes()[..value.start]).map_or(0, |i| i + 1);
+            let line_end = memchr::memchr(b'\n', &text.as_bytes()[value.end..])
+                .map_or(text.len(), |i| value.end + i);
             candidates.push(Candidate {
                 source: source_id,
                 line_start,
                 line_end,
                 pattern: index,
-                at: value.start(),
-                value: value.as_str(),
+                at: value.start,
+                value: &text[value],
             });
         }
     }
@@ -151,7 +313,7 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
         let prefix: String = c.value.chars().take(4).collect();
         found.push(Secret {
             line: Span::new(c.source, c.line_start, c.line_end),
-            kind: PATTERNS[c.pattern].kind,
+            kind: kind(c.pattern),
             value: c.value.to_owned(),
             redacted: format!("{prefix}…[redacted]"),
         });
@@ -179,6 +341,47 @@ mod tests {
             .into_iter()
             .map(|s| (s.kind, s.redacted))
             .collect()
+    }
+
+    /// The hand matchers against the patterns they replace.
+    #[test]
+    fn hand_matchers_equal_their_patterns() {
+        let credential = Regex::new(
+            r#"(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})"#,
+        )
+        .expect("pattern");
+        let bearer = Regex::new(r"(?i)authorization:[ \t]*bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})")
+            .expect("pattern");
+        let by_pattern = |regex: &Regex, text: &str| -> Vec<Found> {
+            regex
+                .captures_iter(text)
+                .filter_map(|c| Some((c.get(0)?.range(), c.get(1)?.range())))
+                .collect()
+        };
+        let mut texts: Vec<String> = [
+            "vllm serve m --api-key s3cr3tK3yValue99",
+            "export API_KEY=s3cr3tK3yValue99 TOKEN: 'abcdefgh1' Secret  =\"zzzzzzzzzz\"",
+            "password=hunter2hunter2 passwd:xyzxyzxyz PassWord abcdefghij",
+            "mytoken=abcdefghij tokentoken: abcdefghijk secretoken = abcdefghijkl",
+            "token:short token usage: 0.01 #token: 1234, token usage: 0.00",
+            "--api-key  \t 'k3y-k3y-k3y-k3y' api-key:abc api_keyx=abcdefghij apikey\tvalue123456",
+            "Authorization: Bearer abcdefghijklmnop1234 AUTHORIZATION:bearer\tABCDEFGHIJKLMNOPQRST",
+            "authorization: bearer short authorization:  Bearer  abcdefghijklmnopq=+/",
+            "token\nabcdefghijklmnop",
+            "kkkk wwww cccc KWC token= \"\" token ='abcdefghi' tok en=abcdefghij",
+            "token: abcdefg secret=abcdefgh Authorization: Bearer abcdefghijklmno",
+            "Authorization: Bearer abcdefghijklmnop passwd:\t\tabcdefgh",
+        ]
+        .iter()
+        .map(|t| (*t).to_owned())
+        .collect();
+        // Every line shape at once, and run together without separators.
+        texts.push(texts.join("\n"));
+        texts.push(texts.concat());
+        for text in &texts {
+            assert_eq!(credentials(text), by_pattern(&credential, text), "{text}");
+            assert_eq!(bearers(text), by_pattern(&bearer, text), "{text}");
+        }
     }
 
     #[test]
