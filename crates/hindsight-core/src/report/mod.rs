@@ -230,11 +230,21 @@ struct Builder<'a> {
 impl Builder<'_> {
     /// The lines a quote covers, with its decoded text when it has one.
     fn quote(&self, quote: &Quote) -> Evidence {
-        let mut evidence = self.evidence(quote.span);
-        if let Some(text) = &quote.text {
-            evidence.text = self.redact(&cap_line_length(&cap_lines(text)));
+        self.quoted(quote.span, quote.text.as_deref())
+    }
+
+    /// The lines a span covers, quoting `text` instead of the source's own
+    /// lines when given (the decoded text of an escaped source).
+    fn quoted(&self, span: Span, text: Option<&str>) -> Evidence {
+        match text {
+            // The source's own lines would be replaced: they are not read.
+            Some(text) => {
+                let mut evidence = self.lines(span);
+                evidence.text = self.redact(&cap_line_length(&cap_lines(text)));
+                evidence
+            }
+            None => self.evidence(span),
         }
-        evidence
     }
 
     /// Credentials found anywhere are never repeated in the report.
@@ -257,6 +267,28 @@ impl Builder<'_> {
                 evidence: entry.evidence.iter().map(|q| self.quote(q)).collect(),
             })
             .collect()
+    }
+
+    /// Where a span is (source name and lines), without its text.
+    fn lines(&self, span: Span) -> Evidence {
+        let (Some(_), Some(info)) = (
+            self.sources.get(span.source),
+            self.timeline.sources.get(span.source),
+        ) else {
+            return Evidence {
+                source: String::new(),
+                line_start: 0,
+                line_end: 0,
+                text: String::new(),
+            };
+        };
+        let (line_start, line_end) = info.lines.lines(span.start, span.end);
+        Evidence {
+            source: info.name.clone(),
+            line_start,
+            line_end,
+            text: String::new(),
+        }
     }
 
     /// Whole lines covering a span.
@@ -334,14 +366,27 @@ fn cap_line_length(text: &str) -> String {
 }
 
 /// Assembles the report from the timeline, the findings and the diagnostics.
+/// It takes the timeline: each checkpoint goes as soon as its entry is made,
+/// so that a big session's outputs are not held twice at once (by the
+/// timeline and, capped, by the report).
 pub fn build(
     sources: &[&Source],
-    timeline: &Timeline,
+    mut timeline: Timeline,
     findings: &[Finding],
     diagnostics: &[Diagnostic],
 ) -> Report {
-    let b = Builder { sources, timeline };
-    Report {
+    let b = Builder {
+        sources,
+        timeline: &timeline,
+    };
+    let timeline_ref = &timeline;
+    // Everything that reads across checkpoints comes first.
+    let ledgers: Vec<Vec<LedgerReport>> = timeline
+        .checkpoints
+        .iter()
+        .map(|c| b.ledger(crate::rules::ledger::for_checkpoint(timeline_ref, c)))
+        .collect();
+    let mut report = Report {
         version: REPORT_VERSION,
         generator: format!("hindsight {}", env!("CARGO_PKG_VERSION")),
         sources: timeline
@@ -360,22 +405,7 @@ pub fn build(
                 ),
             })
             .collect(),
-        checkpoints: timeline
-            .checkpoints
-            .iter()
-            .map(|c| CheckpointReport {
-                id: c.id,
-                kind: c.kind,
-                command: b.redact(&c.command),
-                host: c.host.clone(),
-                time: c.time.clone(),
-                message: c.message,
-                actor: if c.by_human { "human" } else { "agent" }.to_owned(),
-                evidence: b.quote(&c.command_quote()),
-                output: c.output_quote().map(|q| b.quote(&q)),
-                ledger: b.ledger(crate::rules::ledger::for_checkpoint(timeline, c)),
-            })
-            .collect(),
+        checkpoints: Vec::new(),
         servers: timeline
             .servers
             .iter()
@@ -422,7 +452,7 @@ pub fn build(
                     FailureReport {
                         kind: kind.name().to_owned(),
                         message: b.redact(&crate::parse::logline::message_of(
-                            timeline.text(sources, span),
+                            timeline_ref.text(sources, span),
                         )),
                         port,
                         api_port: port.map(|p| Some(p) == s.port()),
@@ -430,7 +460,7 @@ pub fn build(
                     }
                 }),
                 last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
-                ledger: b.ledger(crate::rules::ledger::for_server(timeline, s)),
+                ledger: b.ledger(crate::rules::ledger::for_server(timeline_ref, s)),
             })
             .collect(),
         findings: findings
@@ -461,7 +491,29 @@ pub fn build(
                 message: d.message.clone(),
             })
             .collect(),
-    }
+    };
+    let checkpoints = std::mem::take(&mut timeline.checkpoints);
+    let b = Builder {
+        sources,
+        timeline: &timeline,
+    };
+    report.checkpoints = checkpoints
+        .into_iter()
+        .zip(ledgers)
+        .map(|(c, ledger)| CheckpointReport {
+            id: c.id,
+            kind: c.kind,
+            command: b.redact(&c.command),
+            host: c.host,
+            time: c.time,
+            message: c.message,
+            actor: if c.by_human { "human" } else { "agent" }.to_owned(),
+            evidence: b.quoted(c.span, c.decoded.then_some(c.command.as_str())),
+            output: c.output.map(|span| b.quoted(span, c.seen.output())),
+            ledger,
+        })
+        .collect();
+    report
 }
 
 impl Report {
