@@ -38,6 +38,8 @@ const PATIENCE_MS: f64 = 5_000.0;
 
 /// A component mounted into a fresh `<div>` of the document; dropping it
 /// unmounts the view, disposes its reactive owner and removes the `<div>`.
+/// A failing test aborts (wasm has no unwinding) and leaves its `<div>`
+/// behind, so every query looks only inside the test's own.
 struct Mounted {
     root: HtmlElement,
     handle: Option<Box<dyn std::any::Any>>,
