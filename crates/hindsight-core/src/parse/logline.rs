@@ -17,7 +17,7 @@ use regex::Regex;
 use super::{Event, EventKind, Parsed};
 use crate::diagnostic::LONG_LINE;
 use crate::engine::{Engine, ServerSettings};
-use crate::source::{Span, floor_char_boundary};
+use crate::source::{Span, floor_char_boundary, lines_with_offsets};
 
 /// A classified log line.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1056,22 +1056,7 @@ pub fn parse_log_every_line(text: &str, source: usize) -> Parsed {
 fn read_log(mut sink: Sink<'_>) -> Parsed {
     let text = sink.text;
     let mut block: Option<Block> = None;
-    // Lines found with memchr (as `lines_with_offsets` cuts them, without
-    // its per-line searcher set-up): `\n`, `\r\n`, and a last line without.
-    let bytes = text.as_bytes();
-    let mut next_start = 0;
-    let breaks = memchr::memchr_iter(b'\n', bytes)
-        .map(Some)
-        .chain(std::iter::once(None));
-    for newline in breaks {
-        let offset = next_start;
-        let line_end = newline.unwrap_or(bytes.len());
-        if newline.is_none() && offset >= bytes.len() {
-            break;
-        }
-        next_start = line_end + 1;
-        let raw = text.get(offset..line_end).unwrap_or("");
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
+    for (offset, line) in lines_with_offsets(text) {
         let examined = &line[..floor_char_boundary(line, LONG_LINE)];
         let end = offset + examined.len();
         let has_cr = sink.carriage_return.hit(offset, end, |from| {

@@ -269,12 +269,14 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// A source and what the timeline knows of it (name, line index).
+    fn source(&self, id: usize) -> Option<(&Source, &crate::timeline::SourceInfo)> {
+        Some((self.sources.get(id)?, self.timeline.sources.get(id)?))
+    }
+
     /// Where a span is (source name and lines), without its text.
     fn lines(&self, span: Span) -> Evidence {
-        let (Some(_), Some(info)) = (
-            self.sources.get(span.source),
-            self.timeline.sources.get(span.source),
-        ) else {
+        let Some((_, info)) = self.source(span.source) else {
             return Evidence {
                 source: String::new(),
                 line_start: 0,
@@ -293,18 +295,11 @@ impl Builder<'_> {
 
     /// Whole lines covering a span.
     fn evidence(&self, span: Span) -> Evidence {
-        let (Some(source), Some(info)) = (
-            self.sources.get(span.source),
-            self.timeline.sources.get(span.source),
-        ) else {
-            return Evidence {
-                source: String::new(),
-                line_start: 0,
-                line_end: 0,
-                text: String::new(),
-            };
+        let mut evidence = self.lines(span);
+        let Some((source, info)) = self.source(span.source) else {
+            return evidence;
         };
-        let (line_start, line_end) = info.lines.lines(span.start, span.end);
+        let (line_start, line_end) = (evidence.line_start, evidence.line_end);
         let text = &source.text;
         let start = info
             .lines
@@ -319,12 +314,8 @@ impl Builder<'_> {
         let start = crate::source::floor_char_boundary(text, start);
         let end = crate::source::floor_char_boundary(text, end.max(start));
         let lines = text[start..end].trim_end_matches(['\n', '\r']);
-        Evidence {
-            source: info.name.clone(),
-            line_start,
-            line_end,
-            text: self.redact(&cap_line_length(&cap_lines(lines))),
-        }
+        evidence.text = self.redact(&cap_line_length(&cap_lines(lines)));
+        evidence
     }
 }
 
