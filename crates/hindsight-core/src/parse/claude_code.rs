@@ -68,6 +68,8 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             }
         }
     }
+    // Held while the timeline is built from them.
+    state.parsed.events.shrink_to_fit();
     state.parsed
 }
 

@@ -717,6 +717,13 @@ fn collect_checkpoints(
     let first = timeline.checkpoints.len();
     // Event index → checkpoint id, to attach outputs to their commands.
     let mut by_event = std::collections::BTreeMap::new();
+    // Exactly as many as there are commands: a long session's checkpoints
+    // are megabytes, and doubling would leave up to half of that unused.
+    let commands = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Command { .. }))
+        .count();
+    timeline.checkpoints.reserve_exact(commands);
     for (index, event) in events.into_iter().enumerate() {
         match event.kind {
             EventKind::Message { index, .. } => message = index,
