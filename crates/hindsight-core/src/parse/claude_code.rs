@@ -54,7 +54,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             continue;
         }
         match serde_json::from_str::<Value>(json) {
-            Ok(record) => state.record(&record, span),
+            Ok(mut record) => state.record(&mut record, span),
             Err(error) => {
                 state.parsed.diagnostics.push(Diagnostic::warning(
                     source,
@@ -95,7 +95,7 @@ impl State {
         self.parsed.events.len() - 1
     }
 
-    fn record(&mut self, record: &Value, span: Span) {
+    fn record(&mut self, record: &mut Value, span: Span) {
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
         let time = record
             .get("timestamp")
@@ -206,14 +206,16 @@ impl State {
         }
     }
 
-    fn user(&mut self, record: &Value, span: Span) {
-        let content = record.pointer("/message/content");
+    fn user(&mut self, record: &mut Value, span: Span) {
+        // Taken out, so a tool's output moves into its event uncopied.
+        let content = record.pointer_mut("/message/content").map(Value::take);
+        let record = &*record;
         match content {
-            Some(Value::String(text)) => self.user_text(text, record, span),
+            Some(Value::String(text)) => self.user_text(&text, record, span),
             Some(Value::Array(blocks)) => {
-                for block in blocks {
+                for mut block in blocks {
                     match block.get("type").and_then(Value::as_str) {
-                        Some("tool_result") => self.tool_result(block, record, span),
+                        Some("tool_result") => self.tool_result(&mut block, record, span),
                         Some("text") => {
                             let text = block.get("text").and_then(Value::as_str).unwrap_or("");
                             self.user_text(text, record, span);
@@ -287,12 +289,12 @@ impl State {
         }
     }
 
-    fn tool_result(&mut self, block: &Value, record: &Value, span: Span) {
+    fn tool_result(&mut self, block: &mut Value, record: &Value, span: Span) {
+        let text = result_text(block.get_mut("content").map(Value::take));
         let id = block
             .get("tool_use_id")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let text = result_text(block.get("content"));
         let is_error = block
             .get("is_error")
             .and_then(Value::as_bool)
@@ -314,6 +316,7 @@ impl State {
                 return;
             }
             let (exit_code, body) = split_exit_code(&text);
+            let body = text.len() - body.len();
             if text.contains("<persisted-output>") {
                 self.parsed.diagnostics.push(Diagnostic::info(
                     span.source,
@@ -325,7 +328,13 @@ impl State {
                 span,
                 EventKind::Output {
                     command,
-                    text: Some(body.to_owned()),
+                    // The body is the text's end: moved, or copied only
+                    // when an exit status came before it.
+                    text: Some(if body == 0 {
+                        text
+                    } else {
+                        text.get(body..).unwrap_or_default().to_owned()
+                    }),
                     exit_code,
                     is_error,
                 },
@@ -363,9 +372,9 @@ impl State {
 }
 
 /// The text of a tool result: a string, or a list of text blocks.
-fn result_text(content: Option<&Value>) -> String {
+fn result_text(content: Option<Value>) -> String {
     match content {
-        Some(Value::String(text)) => text.clone(),
+        Some(Value::String(text)) => text,
         Some(Value::Array(blocks)) => blocks
             .iter()
             .filter_map(|b| b.get("text").and_then(Value::as_str))
@@ -375,7 +384,8 @@ fn result_text(content: Option<&Value>) -> String {
     }
 }
 
-/// Splits `Exit code N\n…` (Claude Code ≥ 2.0) into the code and the output.
+/// Splits `Exit code N\n…` (Claude Code ≥ 2.0) into the code and the output
+/// (always the text's end).
 fn split_exit_code(text: &str) -> (Option<i32>, &str) {
     let text_without_error = text.strip_prefix("Error: ").unwrap_or(text);
     if let Some(rest) = text_without_error.strip_prefix("Exit code ") {

@@ -474,7 +474,11 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
 
 /// Replaces every found credential in `text`.
 pub fn redact(text: &str, secrets: &[Secret]) -> String {
-    let mut text = text.to_owned();
+    redact_owned(text.to_owned(), secrets)
+}
+
+/// [`redact`] of a text already owned: not copied when it holds none.
+pub fn redact_owned(mut text: String, secrets: &[Secret]) -> String {
     for secret in secrets {
         if text.contains(&secret.value) {
             text = text.replace(&secret.value, &secret.redacted);

@@ -291,12 +291,16 @@ impl Seen {
             &self.extra
         };
         let text = holder.get(at..at + len).unwrap_or("");
-        // Pieces and tells are few and sorted: a binary search each.
-        let piece = self
-            .pieces
-            .partition_point(|p| p.first as usize <= index)
-            .checked_sub(1)
-            .and_then(|p| self.pieces.get(p));
+        // Pieces and tells are few and sorted: a binary search each, and
+        // none for the usual one piece and no tells (rules walk every line
+        // of every output several times).
+        let piece = match self.pieces.as_slice() {
+            [only] => Some(only),
+            pieces => pieces
+                .partition_point(|p| p.first as usize <= index)
+                .checked_sub(1)
+                .and_then(|p| pieces.get(p)),
+        };
         let span = match piece {
             Some(piece) if piece.decoded => piece.span,
             Some(piece) => {
@@ -309,11 +313,14 @@ impl Seen {
             }
             None => Span::new(0, 0, 0),
         };
-        let tell = self
-            .tells
-            .binary_search_by_key(&index, |(line, _)| *line as usize)
-            .ok()
-            .and_then(|t| self.tells.get(t));
+        let tell = if self.tells.is_empty() {
+            None
+        } else {
+            self.tells
+                .binary_search_by_key(&index, |(line, _)| *line as usize)
+                .ok()
+                .and_then(|t| self.tells.get(t))
+        };
         let (log, rank) = match tell {
             Some((_, tell)) => (&tell.log, tell.rank.as_deref()),
             None => (empty_log(), None),
