@@ -6,7 +6,8 @@
 //! order). The exit status is only text: `Exit code N` on the result's first
 //! line, or `is_error`. Background shells report later through `BashOutput`
 //! polls. Thinking blocks are not claims; compaction summaries are prose, never
-//! evidence. Unknown record types are kept as [`EventKind::Unrecognized`].
+//! evidence. A sidechain record (`isSidechain: true`) is a sub-agent's, so
+//! its commands are the sub-agent's. Unknown record types are kept as [`EventKind::Unrecognized`].
 
 use std::collections::HashMap;
 
@@ -125,6 +126,11 @@ impl State {
     }
 
     fn assistant(&mut self, record: &Value, span: Span, time: Option<String>) {
+        let actor = if record.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+            Actor::SubAgent
+        } else {
+            Actor::Agent
+        };
         let Some(content) = record.pointer("/message/content") else {
             self.push(span, EventKind::Unrecognized);
             return;
@@ -159,14 +165,14 @@ impl State {
                         },
                     );
                 }
-                Some("tool_use") => self.tool_use(block, span, time.clone()),
+                Some("tool_use") => self.tool_use(block, span, time.clone(), actor),
                 // Thinking is private reasoning, not a claim.
                 _ => {}
             }
         }
     }
 
-    fn tool_use(&mut self, block: &Value, span: Span, time: Option<String>) {
+    fn tool_use(&mut self, block: &Value, span: Span, time: Option<String>, actor: Actor) {
         let name = block.get("name").and_then(Value::as_str).unwrap_or("");
         let id = block
             .get("id")
@@ -186,7 +192,7 @@ impl State {
                 span,
                 EventKind::Command {
                     text: command.to_owned(),
-                    actor: Actor::Agent,
+                    actor,
                     prompt_host: None,
                     time,
                     background,
@@ -457,6 +463,30 @@ mod tests {
             events(text),
             ["cmd Agent vllm serve m", "out 0 None INFO started"]
         );
+    }
+
+    #[test]
+    fn sidechain_commands_are_the_sub_agents() {
+        let text = r#"{"type":"assistant","isSidechain":false,"message":{"content":[{"type":"tool_use","id":"a","name":"Task","input":{"prompt":"check the GPUs"}},{"type":"tool_use","id":"b","name":"Bash","input":{"command":"echo main"}}]}}
+{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"c","name":"Bash","input":{"command":"nvidia-smi"}}]}}
+"#;
+        let actors: Vec<Actor> = parse(text, 0)
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Command { actor, .. } => Some(*actor),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(actors, [Actor::Agent, Actor::SubAgent]);
+        // Condensing keeps the mark, and the report names the actor.
+        let report = crate::analyze(&[crate::Source::new("s.jsonl", text)]);
+        let shown: Vec<&str> = report
+            .checkpoints
+            .iter()
+            .map(|c| c.actor.as_str())
+            .collect();
+        assert_eq!(shown, ["agent", "sub-agent"]);
     }
 
     #[test]

@@ -84,7 +84,8 @@ pub struct CheckpointReport {
     pub time: Option<String>,
     /// The message number (`[msg 3131]`).
     pub message: Option<u64>,
-    /// `agent` or `human`.
+    /// `agent`, `human` or `sub-agent` (one the agent started, such as
+    /// Claude Code's Task tool: its records are a sidechain).
     pub actor: String,
     /// The command's lines.
     pub evidence: Evidence,
@@ -512,7 +513,14 @@ pub fn build(
             host: c.host,
             time: c.time,
             message: c.message,
-            actor: if c.by_human { "human" } else { "agent" }.to_owned(),
+            actor: if c.by_human {
+                "human"
+            } else if c.by_subagent {
+                "sub-agent"
+            } else {
+                "agent"
+            }
+            .to_owned(),
             evidence: b.quoted(c.span, c.decoded.then_some(c.command.as_str())),
             output: c.output.map(|span| b.quoted(span, c.seen.output())),
             ledger,

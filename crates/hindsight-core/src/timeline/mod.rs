@@ -68,6 +68,8 @@ pub struct Checkpoint {
     /// Where `tail`/`head` reads of a linked log fell in that log.
     pub log_windows: Vec<LogWindow>,
     pub by_human: bool,
+    /// Run by a sub-agent the agent started (a sidechain's command).
+    pub by_subagent: bool,
     pub background: bool,
     /// The exit status, when the transcript records one.
     pub exit_code: Option<i32>,
@@ -772,6 +774,7 @@ fn collect_checkpoints(
                     port_checks: Vec::new(),
                     log_windows: Vec::new(),
                     by_human: actor == crate::parse::Actor::Human,
+                    by_subagent: actor == crate::parse::Actor::SubAgent,
                     background,
                     exit_code: None,
                     is_error: false,
