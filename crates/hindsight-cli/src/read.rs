@@ -72,6 +72,9 @@ fn condensed(mut reader: impl BufRead) -> io::Result<Source> {
     if !partial.is_empty() {
         lines.line(&partial, false);
     }
+    // What doubling left unused is never touched, but it is still asked of
+    // the allocator; give it back.
+    lines.text.shrink_to_fit();
     let mut info = lines.condenser.finish();
     // The condenser counts a newline after every line; the last may have none.
     info.original_bytes = lines.offset;

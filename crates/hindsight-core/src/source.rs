@@ -104,6 +104,9 @@ impl LineIndex {
         let mut starts = Vec::with_capacity(1 + text.len() / 96);
         starts.push(0);
         starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
+        // The guess is far too big for long lines (a condensed session's
+        // records), and the index is kept for the whole analysis.
+        starts.shrink_to_fit();
         Self { starts }
     }
 

@@ -84,7 +84,8 @@ pub struct CheckpointReport {
     pub time: Option<String>,
     /// The message number (`[msg 3131]`).
     pub message: Option<u64>,
-    /// `agent` or `human`.
+    /// `agent`, `human` or `sub-agent` (one the agent started, such as
+    /// Claude Code's Task tool: its records are a sidechain).
     pub actor: String,
     /// The command's lines.
     pub evidence: Evidence,
@@ -240,7 +241,7 @@ impl Builder<'_> {
             // The source's own lines would be replaced: they are not read.
             Some(text) => {
                 let mut evidence = self.lines(span);
-                evidence.text = self.redact(&cap_line_length(&cap_lines(text)));
+                evidence.text = self.redact_owned(cap_line_length(&cap_lines(text)));
                 evidence
             }
             None => self.evidence(span),
@@ -249,11 +250,12 @@ impl Builder<'_> {
 
     /// Credentials found anywhere are never repeated in the report.
     fn redact(&self, text: &str) -> String {
-        if self.timeline.secrets.is_empty() {
-            text.to_owned()
-        } else {
-            crate::timeline::secrets::redact(text, &self.timeline.secrets)
-        }
+        self.redact_owned(text.to_owned())
+    }
+
+    /// [`Builder::redact`] of a text already made for the report.
+    fn redact_owned(&self, text: String) -> String {
+        crate::timeline::secrets::redact_owned(text, &self.timeline.secrets)
     }
 
     /// A ledger as the report shows it.
@@ -314,23 +316,23 @@ impl Builder<'_> {
         let start = crate::source::floor_char_boundary(text, start);
         let end = crate::source::floor_char_boundary(text, end.max(start));
         let lines = text[start..end].trim_end_matches(['\n', '\r']);
-        evidence.text = self.redact(&cap_line_length(&cap_lines(lines)));
+        evidence.text = self.redact_owned(cap_line_length(&cap_lines(lines)));
         evidence
     }
 }
 
 /// Keeps the head and tail of long excerpts and says how much was cut.
-fn cap_lines(text: &str) -> String {
+fn cap_lines(text: &str) -> std::borrow::Cow<'_, str> {
     let all: Vec<&str> = text.lines().collect();
     let keep = (MAX_EVIDENCE_LINES / 2) as usize;
     if all.len() <= MAX_EVIDENCE_LINES as usize {
-        return text.to_owned();
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut cut: Vec<&str> = all[..keep].to_vec();
     let note = format!("… {} more lines …", all.len() - 2 * keep);
     cut.push(&note);
     cut.extend(&all[all.len() - keep..]);
-    cut.join("\n")
+    std::borrow::Cow::Owned(cut.join("\n"))
 }
 
 /// Lines as `wc -l` would count them, plus an unterminated last line.
@@ -340,20 +342,24 @@ fn line_count(text: &str) -> u64 {
     u64::try_from(newlines + unterminated).unwrap_or(u64::MAX)
 }
 
-/// Keeps evidence readable when a line is megabytes long.
+/// Keeps evidence readable when a line is megabytes long. Lines are joined
+/// with `\n` (a `\r\n` ending loses its `\r`, a last newline goes).
 fn cap_line_length(text: &str) -> String {
     const MAX: usize = 2000;
-    text.lines()
-        .map(|line| {
-            if line.len() > MAX {
-                let cut = crate::source::floor_char_boundary(line, MAX);
-                format!("{}… [{} more bytes]", &line[..cut], line.len() - cut)
-            } else {
-                line.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut capped = String::with_capacity(text.len());
+    for (index, line) in text.lines().enumerate() {
+        if index > 0 {
+            capped.push('\n');
+        }
+        if line.len() > MAX {
+            let cut = crate::source::floor_char_boundary(line, MAX);
+            capped.push_str(&line[..cut]);
+            capped.push_str(&format!("… [{} more bytes]", line.len() - cut));
+        } else {
+            capped.push_str(line);
+        }
+    }
+    capped
 }
 
 /// Assembles the report from the timeline, the findings and the diagnostics.
@@ -498,7 +504,14 @@ pub fn build(
             host: c.host,
             time: c.time,
             message: c.message,
-            actor: if c.by_human { "human" } else { "agent" }.to_owned(),
+            actor: if c.by_human {
+                "human"
+            } else if c.by_subagent {
+                "sub-agent"
+            } else {
+                "agent"
+            }
+            .to_owned(),
             evidence: b.quoted(c.span, c.decoded.then_some(c.command.as_str())),
             output: c.output.map(|span| b.quoted(span, c.seen.output())),
             ledger,

@@ -68,6 +68,8 @@ pub struct Checkpoint {
     /// Where `tail`/`head` reads of a linked log fell in that log.
     pub log_windows: Vec<LogWindow>,
     pub by_human: bool,
+    /// Run by a sub-agent the agent started (a sidechain's command).
+    pub by_subagent: bool,
     pub background: bool,
     /// The exit status, when the transcript records one.
     pub exit_code: Option<i32>,
@@ -717,6 +719,13 @@ fn collect_checkpoints(
     let first = timeline.checkpoints.len();
     // Event index → checkpoint id, to attach outputs to their commands.
     let mut by_event = std::collections::BTreeMap::new();
+    // Exactly as many as there are commands: a long session's checkpoints
+    // are megabytes, and doubling would leave up to half of that unused.
+    let commands = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Command { .. }))
+        .count();
+    timeline.checkpoints.reserve_exact(commands);
     for (index, event) in events.into_iter().enumerate() {
         match event.kind {
             EventKind::Message { index, .. } => message = index,
@@ -765,6 +774,7 @@ fn collect_checkpoints(
                     port_checks: Vec::new(),
                     log_windows: Vec::new(),
                     by_human: actor == crate::parse::Actor::Human,
+                    by_subagent: actor == crate::parse::Actor::SubAgent,
                     background,
                     exit_code: None,
                     is_error: false,

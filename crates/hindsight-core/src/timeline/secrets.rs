@@ -106,40 +106,67 @@ fn word_at(bytes: &[u8], at: usize, word: &[u8]) -> bool {
         .is_some_and(|here| here.eq_ignore_ascii_case(word))
 }
 
+/// The keywords of [`credentials`], lowercase, each with the letter the
+/// letter-by-letter search finds it by (`k`, `w` or `c`) and that letter's
+/// offset; `--api-key` before `api-key`, whose match it would contain.
+const KEYWORDS: &[(&[u8], u8, usize)] = &[
+    (b"token", b'k', 2),
+    (b"--api-key", b'k', 6),
+    (b"api_key", b'k', 4),
+    (b"api-key", b'k', 4),
+    (b"apikey", b'k', 3),
+    (b"password", b'w', 4),
+    (b"passwd", b'w', 4),
+    (b"secret", b'c', 2),
+];
+
+/// Whether multi-literal searches run on SIMD here: aho-corasick's Teddy
+/// exists for x86-64 and AArch64 only. Elsewhere (WebAssembly, where
+/// memchr has SIMD) a letter found with memchr is faster than an automaton
+/// walking every byte, so the searches below are not used.
+const MULTI_LITERAL_SIMD: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// The keywords as one multi-literal (SIMD) search over lowercased text.
+static KEYWORD_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
+    if !MULTI_LITERAL_SIMD {
+        return None;
+    }
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+        .build(KEYWORDS.iter().map(|(word, _, _)| word))
+        .ok()
+});
+
 /// `(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})`,
-/// by hand. Its keywords are common words in logs (`token` twice in every
-/// SGLang batch line), so a pattern would be started at each; here each
-/// keyword is found from one of its letters (`k`, `w`, `c`, any case) with
-/// memchr and checked in a few byte comparisons. Leftmost first and never
+/// by hand, each match handed to `each` in order. Its keywords are common
+/// words in logs (`token` twice in every SGLang batch line) and in code, so
+/// a pattern would be started at each; here the keywords are found first
+/// and each checked in a few byte comparisons. Leftmost first and never
 /// overlapping, as the pattern's matches are.
-fn credentials(text: &str) -> Vec<Found> {
-    // Each keyword with the letter it is found by and that letter's offset;
-    // `--api-key` before `api-key`, whose match it would contain.
-    const BY_K: &[(&[u8], usize)] = &[
-        (b"token", 2),
-        (b"--api-key", 6),
-        (b"api_key", 4),
-        (b"api-key", 4),
-        (b"apikey", 3),
-    ];
-    const BY_W: &[(&[u8], usize)] = &[(b"password", 4), (b"passwd", 4)];
-    const BY_C: &[(&[u8], usize)] = &[(b"secret", 2)];
+fn credentials(text: &str, mut each: impl FnMut(Found)) {
     let bytes = text.as_bytes();
-    let value_byte = |b: u8| b.is_ascii_alphanumeric() || b"._~+/-".contains(&b);
-    let mut found = Vec::new();
     let mut allowed = 0;
-    let letters = memchr::memchr3_iter(b'k', b'w', b'c', bytes);
-    let capitals = memchr::memchr3_iter(b'K', b'W', b'C', bytes);
-    for at in merge(letters, capitals) {
-        let keywords = match bytes[at] {
-            b'k' | b'K' => BY_K,
-            b'w' | b'W' => BY_W,
-            _ => BY_C,
-        };
-        let keyword = keywords.iter().find_map(|(word, offset)| {
-            let start = at.checked_sub(*offset)?;
-            (start >= allowed && word_at(bytes, start, word)).then_some((start, start + word.len()))
-        });
+    keyword_hits(bytes, |hits| {
+        check_keywords(bytes, hits, &mut allowed, &mut each)
+    });
+}
+
+/// [`credentials`] on keywords found (sorted as [`keyword_hits`] gives
+/// them): at each letter, the first keyword (in [`KEYWORDS`] order) that
+/// starts after the last match, followed by a separator and a value.
+fn check_keywords(bytes: &[u8], hits: &[Hit], allowed: &mut usize, each: &mut impl FnMut(Found)) {
+    let value_byte = |b: u8| b.is_ascii_alphanumeric() || b"._~+/-".contains(&b);
+    let mut next = 0;
+    while let Some(&(letter, _, _, _)) = hits.get(next) {
+        let group = hits[next..]
+            .iter()
+            .take_while(|(at, _, _, _)| *at == letter)
+            .count();
+        let keyword = hits[next..next + group]
+            .iter()
+            .find(|(_, _, start, _)| *start >= *allowed)
+            .map(|&(_, _, start, end)| (start, end));
+        next += group;
         let Some((start, end)) = keyword else {
             continue;
         };
@@ -157,11 +184,84 @@ fn credentials(text: &str) -> Vec<Found> {
         }
         let length = run(bytes, value, value_byte);
         if length >= 8 {
-            found.push((start..value + length, value..value + length));
-            allowed = value + length;
+            each((start..value + length, value..value + length));
+            *allowed = value + length;
         }
     }
-    found
+}
+
+/// An occurrence of a keyword: the position of its letter, its index in
+/// [`KEYWORDS`], its start and end.
+type Hit = (usize, usize, usize, usize);
+
+/// Every occurrence of every keyword, in any case, handed to `settled` a
+/// batch at a time, sorted by letter and then by [`KEYWORDS`] order (no
+/// later batch has an earlier letter). Found with one multi-literal search
+/// over a lowercased copy of the text, a window at a time, so that neither
+/// the text nor its keywords are ever held whole; each search restarts
+/// just after the last keyword's start, so overlapping keywords
+/// (`secretoken`) are all found.
+fn keyword_hits(bytes: &[u8], mut settled: impl FnMut(&[Hit])) {
+    const WINDOW: usize = 64 * 1024;
+    // A keyword starting in a window may end in the next one.
+    const LONGEST: usize = 9;
+    let Some(scan) = KEYWORD_SCAN.as_ref() else {
+        settled(&keyword_hits_by_letter(bytes));
+        return;
+    };
+    let mut pending: Vec<Hit> = Vec::new();
+    let mut lower = Vec::with_capacity(bytes.len().min(WINDOW + LONGEST));
+    let mut window = 0;
+    while window < bytes.len() {
+        let end = (window + WINDOW + LONGEST).min(bytes.len());
+        lower.clear();
+        lower.extend_from_slice(&bytes[window..end]);
+        lower.make_ascii_lowercase();
+        // Keywords starting in this window; later ones are the next one's.
+        let starts_before = WINDOW.min(lower.len());
+        let mut from = 0;
+        while from < starts_before {
+            let input = aho_corasick::Input::new(&lower).span(from..lower.len());
+            let Some(hit) = scan.find(input) else {
+                break;
+            };
+            if hit.start() >= starts_before {
+                break;
+            }
+            let index = hit.pattern().as_usize();
+            let offset = KEYWORDS.get(index).map_or(0, |(_, _, offset)| *offset);
+            let start = window + hit.start();
+            pending.push((start + offset, index, start, window + hit.end()));
+            from = hit.start() + 1;
+        }
+        window += WINDOW;
+        // Later windows' keywords start, so have their letter, after here.
+        pending.sort_unstable();
+        let done = pending.partition_point(|hit| hit.0 < window);
+        settled(&pending[..done]);
+        pending.drain(..done);
+    }
+    settled(&pending);
+}
+
+/// [`keyword_hits`] without the multi-literal search: every `k`, `w` and
+/// `c` (any case) checked for the keywords it can be in.
+fn keyword_hits_by_letter(bytes: &[u8]) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    let letters = memchr::memchr3_iter(b'k', b'w', b'c', bytes);
+    let capitals = memchr::memchr3_iter(b'K', b'W', b'C', bytes);
+    for at in merge(letters, capitals) {
+        let letter = bytes[at].to_ascii_lowercase();
+        for (index, (word, by, offset)) in KEYWORDS.iter().enumerate() {
+            if *by == letter
+                && let Some(start) = at.checked_sub(*offset)
+                && word_at(bytes, start, word)
+            {
+                hits.push((at, index, start, start + word.len()));
+            }
+        }
+    }
+    hits
 }
 
 /// `(?i)authorization:[ \t]*bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`, by
@@ -242,15 +342,73 @@ pub fn fragments(text: &str) -> Vec<&str> {
     found
 }
 
+/// Literals a match of [`PATTERNS`] holds, each with the patterns (a bit
+/// per index) whose matches hold it: a text with none of a pattern's
+/// literals is not searched with it. A test holds them to the patterns.
+const PATTERN_LITERALS: &[(&str, u32)] = &[
+    ("hf_", 1),
+    // Anthropic's keys and OpenAI's.
+    ("sk-", 1 << 1 | 1 << 2),
+    ("ghp_", 1 << 3),
+    ("gho_", 1 << 3),
+    ("ghu_", 1 << 3),
+    ("ghs_", 1 << 3),
+    ("ghr_", 1 << 3),
+    ("AKIA", 1 << 4),
+    ("xoxb-", 1 << 5),
+    ("xoxa-", 1 << 5),
+    ("xoxp-", 1 << 5),
+    ("xoxr-", 1 << 5),
+    ("xoxs-", 1 << 5),
+    ("://", 1 << 6),
+];
+
+/// All of [`PATTERN_LITERALS`] in one multi-literal (SIMD) search.
+/// Leftmost-first: that search runs on its SIMD literal searcher (Teddy).
+static LITERAL_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
+    if !MULTI_LITERAL_SIMD {
+        return None;
+    }
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+        .build(PATTERN_LITERALS.iter().map(|(literal, _)| literal))
+        .ok()
+});
+
+/// Which of [`PATTERNS`] (a bit each) may match somewhere in the text. One
+/// pass instead of one per pattern: most text (a file the agent read, a
+/// build's output) holds no credential at all.
+fn candidate_patterns(text: &str) -> u32 {
+    let all = (1 << PATTERNS.len()) - 1;
+    let Some(scan) = LITERAL_SCAN.as_ref() else {
+        return all;
+    };
+    let mut found = 0;
+    // Not overlapping: no literal's end starts another family's literal, so
+    // none is hidden (and the search keeps its SIMD prefilter).
+    for hit in scan.find_iter(text) {
+        let Some((_, patterns)) = PATTERN_LITERALS.get(hit.pattern().as_usize()) else {
+            return all;
+        };
+        found |= patterns;
+        if found == all {
+            break;
+        }
+    }
+    found
+}
+
 /// Every credential-shaped match in a text, placeholders left out: the
 /// kind's index, the whole match and the credential in it. Pattern by
-/// pattern over the whole text: each regex skips ahead with its own literal
-/// prefilter (`hf_`, `://`…), far faster than every pattern on every line.
-/// No match crosses a newline.
+/// pattern over the whole text, each only where its literal is: each regex
+/// skips ahead with its own literal prefilter (`hf_`, `://`…), far faster
+/// than every pattern on every line. No match crosses a newline.
 fn matches(text: &str) -> impl Iterator<Item = (usize, Found)> + '_ {
+    let candidates = candidate_patterns(text);
     let by_pattern = PATTERNS
         .iter()
         .enumerate()
+        .filter(move |(index, _)| candidates & (1 << index) != 0)
         .filter_map(|(index, pattern)| pattern.regex.as_ref().map(|regex| (index, regex)))
         .flat_map(move |(index, regex)| {
             regex.captures_iter(text).filter_map(move |captures| {
@@ -259,17 +417,22 @@ fn matches(text: &str) -> impl Iterator<Item = (usize, Found)> + '_ {
                 Some((order(index), (whole.range(), value.range())))
             })
         });
-    let by_hand = bearers(text)
+    let real = move |(_, value): &Found| !is_placeholder(&text[value.clone()]);
+    // Placeholders go as they are found: in code and logs most keyword
+    // matches are plain words (`token scheduler`).
+    let mut by_hand: Vec<(usize, Found)> = bearers(text)
         .into_iter()
+        .filter(real)
         .map(|found| (BEARER, found))
-        .chain(
-            credentials(text)
-                .into_iter()
-                .map(|found| (CREDENTIAL, found)),
-        );
+        .collect();
+    credentials(text, |found| {
+        if real(&found) {
+            by_hand.push((CREDENTIAL, found));
+        }
+    });
     by_pattern
+        .filter(move |(_, found)| real(found))
         .chain(by_hand)
-        .filter(move |(_, (_, value))| !is_placeholder(&text[value.clone()]))
 }
 
 /// Finds every credential in every source, each value once per line.
@@ -323,7 +486,11 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
 
 /// Replaces every found credential in `text`.
 pub fn redact(text: &str, secrets: &[Secret]) -> String {
-    let mut text = text.to_owned();
+    redact_owned(text.to_owned(), secrets)
+}
+
+/// [`redact`] of a text already owned: not copied when it holds none.
+pub fn redact_owned(mut text: String, secrets: &[Secret]) -> String {
     for secret in secrets {
         if text.contains(&secret.value) {
             text = text.replace(&secret.value, &secret.redacted);
@@ -335,6 +502,18 @@ pub fn redact(text: &str, secrets: &[Secret]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn all_credentials(text: &str) -> Vec<Found> {
+        let mut found = Vec::new();
+        credentials(text, |f| found.push(f));
+        found
+    }
+
+    fn all_hits(bytes: &[u8]) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        keyword_hits(bytes, |batch| hits.extend_from_slice(batch));
+        hits
+    }
 
     fn kinds(text: &str) -> Vec<(&'static str, String)> {
         scan(&[&Source::new("t", text)])
@@ -379,9 +558,83 @@ mod tests {
         texts.push(texts.join("\n"));
         texts.push(texts.concat());
         for text in &texts {
-            assert_eq!(credentials(text), by_pattern(&credential, text), "{text}");
+            assert_eq!(
+                all_credentials(text),
+                by_pattern(&credential, text),
+                "{text}"
+            );
             assert_eq!(bearers(text), by_pattern(&bearer, text), "{text}");
         }
+    }
+
+    /// Each pattern's match holds one of its literals, and a text holding
+    /// none is not searched with it.
+    #[test]
+    fn pattern_literals_cover_their_patterns() {
+        let examples = [
+            "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+            "sk-ant-abcdefghijklmnopqrstuvwxyz",
+            "sk-proj-abcdefghijklmnopqrstuvwxyz",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "ghs_abcdefghijklmnopqrstuvwxyz0123456789",
+            "AKIAABCDEFGHIJKLMNOP",
+            "xoxb-1234567890-abcdef",
+            "xoxs-1234567890-abcdef",
+            "https://ops:Tr0ub4dor@git.example.com/x.git",
+        ];
+        for example in examples {
+            for (index, pattern) in PATTERNS.iter().enumerate() {
+                let regex = pattern.regex.as_ref().expect("pattern");
+                if let Some(found) = regex.find(example) {
+                    let holds = PATTERN_LITERALS.iter().any(|(literal, patterns)| {
+                        patterns & (1 << index) != 0 && found.as_str().contains(literal)
+                    });
+                    assert!(holds, "{example} by pattern {index}");
+                    assert!(candidate_patterns(example) & (1 << index) != 0);
+                }
+            }
+        }
+        if MULTI_LITERAL_SIMD {
+            assert_eq!(
+                candidate_patterns("no credential here, just sk_ and hf-"),
+                0
+            );
+        }
+        // A literal at the end of a long text is still found.
+        let long = format!("{}AKIAABCDEFGHIJKLMNOP", "x ".repeat(100_000));
+        assert_eq!(matches(&long).count(), 1);
+    }
+
+    /// Keywords are found in windows: one across a window's edge, and every
+    /// shape above many times over, agree with the pattern and with the
+    /// letter-by-letter search.
+    #[test]
+    fn keywords_are_found_across_windows() {
+        let credential = Regex::new(
+            r#"(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})"#,
+        )
+        .expect("pattern");
+        let by_pattern = |text: &str| -> Vec<Found> {
+            credential
+                .captures_iter(text)
+                .filter_map(|c| Some((c.get(0)?.range(), c.get(1)?.range())))
+                .collect()
+        };
+        for shift in 0..12 {
+            let text = format!(
+                "{}--API-KEY=abcdefgh12 secretoken: abcdefghij",
+                "y".repeat(64 * 1024 - shift)
+            );
+            assert_eq!(all_credentials(&text), by_pattern(&text), "shift {shift}");
+            assert_eq!(all_credentials(&text).len(), 2, "shift {shift}");
+        }
+        let many = "mytoken=abcdefghij PassWord abcdefghij --api-key  'k3y-k3y-k3y' secretoken = abcdefghijkl kkk www ccc\n"
+            .repeat(3000);
+        assert_eq!(all_credentials(&many), by_pattern(&many));
+        assert_eq!(
+            all_hits(many.as_bytes()),
+            keyword_hits_by_letter(many.as_bytes())
+        );
     }
 
     #[test]

@@ -139,7 +139,10 @@ impl Seen {
         let Some(text) = decoded else {
             self.quoted_from = None;
             let output = source.get(span.start..span.end).unwrap_or("");
-            for line in prune_if(classify_output(output), prune) {
+            let lines = prune_if(classify_output(output), prune);
+            self.reserve(lines.iter());
+            self.raw.reserve_exact(lines.len());
+            for line in lines {
                 let (Ok(offset), Ok(raw_len)) =
                     (u32::try_from(line.offset), u32::try_from(line.raw_len))
                 else {
@@ -186,9 +189,25 @@ impl Seen {
                     ),
                 })
                 .collect();
+        self.reserve(lines.iter().map(|(_, line)| line));
         for (literal, line) in lines {
             self.push(literal, line);
         }
+    }
+
+    /// Makes room for exactly these lines: checkpoints are many, and what
+    /// doubling leaves unused would otherwise stay until all are made. (A
+    /// line that points into `text` has no text of its own here.)
+    fn reserve<'l, 't: 'l>(&mut self, lines: impl Iterator<Item = &'l Classified<'t>>) {
+        let (mut count, mut copied, mut telling) = (0, 0, 0);
+        for line in lines {
+            count += 1;
+            copied += line.text.len();
+            telling += usize::from(line.rank.is_some() || line.log != *empty_log());
+        }
+        self.lines.reserve_exact(count);
+        self.extra.reserve_exact(copied);
+        self.tells.reserve_exact(telling);
     }
 
     /// Stores one line: its text at `literal` (start and length in `text`),
@@ -272,12 +291,16 @@ impl Seen {
             &self.extra
         };
         let text = holder.get(at..at + len).unwrap_or("");
-        // Pieces and tells are few and sorted: a binary search each.
-        let piece = self
-            .pieces
-            .partition_point(|p| p.first as usize <= index)
-            .checked_sub(1)
-            .and_then(|p| self.pieces.get(p));
+        // Pieces and tells are few and sorted: a binary search each, and
+        // none for the usual one piece and no tells (rules walk every line
+        // of every output several times).
+        let piece = match self.pieces.as_slice() {
+            [only] => Some(only),
+            pieces => pieces
+                .partition_point(|p| p.first as usize <= index)
+                .checked_sub(1)
+                .and_then(|p| pieces.get(p)),
+        };
         let span = match piece {
             Some(piece) if piece.decoded => piece.span,
             Some(piece) => {
@@ -290,11 +313,14 @@ impl Seen {
             }
             None => Span::new(0, 0, 0),
         };
-        let tell = self
-            .tells
-            .binary_search_by_key(&index, |(line, _)| *line as usize)
-            .ok()
-            .and_then(|t| self.tells.get(t));
+        let tell = if self.tells.is_empty() {
+            None
+        } else {
+            self.tells
+                .binary_search_by_key(&index, |(line, _)| *line as usize)
+                .ok()
+                .and_then(|t| self.tells.get(t))
+        };
         let (log, rank) = match tell {
             Some((_, tell)) => (&tell.log, tell.rank.as_deref()),
             None => (empty_log(), None),
