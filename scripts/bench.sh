@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Native throughput and peak memory of `hindsight analyze` on a generated
-# Claude Code session (default 1024 MB; `scripts/bench.sh 200` for 200 MB).
+# Claude Code session (default 1024 MB; `scripts/bench.sh 200` for 200 MB), or
+# on a generated Codex rollout (`scripts/bench.sh 1024 codex`).
 # Prints wall time, CPU time, MB/s and peak RSS. Figures, not assertions:
 # run it on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb="${1:-1024}"
+kind="${2:-claude}"
 dir="${TMPDIR:-/tmp}/hindsight-bench"
-file="$dir/session-${size_mb}mb.jsonl"
+case "$kind" in
+  claude) file="$dir/session-${size_mb}mb.jsonl"; generator=gen-claude-session ;;
+  codex) file="$dir/rollout-${size_mb}mb.jsonl"; generator=gen-codex-rollout ;;
+  *) echo "bench: the second argument is claude or codex" >&2; exit 2 ;;
+esac
 mkdir -p "$dir"
-cargo build --quiet --release -p hindsight-cli -p hindsight-tests --bin hindsight --bin gen-claude-session
+cargo build --quiet --release -p hindsight-cli -p hindsight-tests --bin hindsight --bin "$generator"
 if [ ! -s "$file" ]; then
-  target/release/gen-claude-session "$file" "$size_mb"
+  "target/release/$generator" "$file" "$size_mb"
 fi
 bytes=$(stat -c %s "$file")
 if [ ! -x /usr/bin/time ]; then

@@ -1,6 +1,7 @@
-//! Reading inputs: a Claude Code session is streamed line by line through the
-//! core's condenser, so a 1 GB file never sits in memory; anything else is
-//! read whole (logs and pasted text are kept verbatim for evidence).
+//! Reading inputs: a session file (Claude Code JSONL or a Codex rollout) is
+//! streamed line by line through the core's condenser, so a 1 GB file never
+//! sits in memory; anything else is read whole (logs and pasted text are kept
+//! verbatim for evidence).
 
 use std::io::{self, BufRead, BufReader, Read};
 
@@ -23,8 +24,8 @@ pub fn read_source(name: String, reader: impl Read, forced: Option<Format>) -> i
     (&mut reader).take(HEAD as u64).read_to_end(&mut head)?;
     let format =
         forced.unwrap_or_else(|| hindsight_core::parse::detect(&String::from_utf8_lossy(&head)));
-    if format == Format::ClaudeCodeJsonl {
-        let mut source = condensed(io::Cursor::new(head).chain(reader))?;
+    if let Some(condenser) = Condenser::for_format(format) {
+        let mut source = condensed(condenser, io::Cursor::new(head).chain(reader))?;
         source.name = name;
         // Left to detection when it was detected: condensed records keep
         // every key detection reads, and the report says "detected".
@@ -40,9 +41,9 @@ pub fn read_source(name: String, reader: impl Read, forced: Option<Format>) -> i
 /// Streams a JSONL file through the condenser, one line at a time. A line
 /// is condensed where it lies in the reader's buffer; only one that spans
 /// two reads is copied first.
-fn condensed(mut reader: impl BufRead) -> io::Result<Source> {
+fn condensed(condenser: Condenser, mut reader: impl BufRead) -> io::Result<Source> {
     let mut lines = Lines {
-        condenser: Condenser::new(),
+        condenser,
         text: String::new(),
         offset: 0,
         invalid_utf8_at: None,
@@ -153,11 +154,16 @@ mod tests {
             hindsight_core::analyze(&[streamed]),
             hindsight_core::analyze(&[whole]),
         );
-        // Diagnostics differ: a whole text's long lines are noted before
-        // condensing, a streamed file's only when they are not records.
-        assert_eq!(streamed.sources, whole.sources);
-        assert_eq!(streamed.checkpoints, whole.checkpoints);
         assert_eq!(streamed.checkpoints.len(), 3);
+        assert_eq!(streamed.diagnostics.len(), 1);
+        assert!(
+            streamed.diagnostics[0]
+                .message
+                .contains("JSON record and was read whole"),
+            "{:?}",
+            streamed.diagnostics
+        );
+        assert_eq!(streamed.to_json(), whole.to_json());
     }
 
     #[test]
@@ -173,6 +179,25 @@ mod tests {
             .expect("a diagnostic");
         assert_eq!(diagnostic.line, Some(3));
         assert_eq!(report.sources[0].bytes, bytes.len() as u64);
+    }
+
+    #[test]
+    fn codex_rollouts_are_streamed_and_give_the_same_report() {
+        let rollout = include_str!(
+            "../../../examples/seed-codex/rollout-2026-02-11T22-10-00-0199a6c2-5e1b-7c3d-9a8f-1b2c3d4e5f60.jsonl"
+        );
+        let streamed = read_source("r.jsonl".into(), rollout.as_bytes(), None).expect("read");
+        let info = streamed.condensed.clone().expect("streamed through the condenser");
+        assert_eq!(info.original_bytes, rollout.len() as u64);
+        assert!(streamed.text.len() < rollout.len());
+        let whole = Source::new("r.jsonl", rollout);
+        let (streamed, whole) = (
+            hindsight_core::analyze(&[streamed]),
+            hindsight_core::analyze(&[whole]),
+        );
+        assert_eq!(streamed.sources[0].format, Format::CodexRollout);
+        assert!(!streamed.checkpoints.is_empty() && !streamed.findings.is_empty());
+        assert_eq!(streamed.to_json(), whole.to_json());
     }
 
     #[test]

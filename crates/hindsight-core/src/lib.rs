@@ -15,6 +15,8 @@ pub mod parse;
 pub mod report;
 pub mod rules;
 pub mod source;
+#[cfg(test)]
+mod test_examples;
 pub mod timeline;
 
 pub use config::Config;
@@ -55,19 +57,28 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
             prepared.push(std::borrow::Cow::Borrowed(source));
             continue;
         }
+        let mut found = Vec::new();
         if let Some(at) = source.invalid_utf8_at {
             let line = source::LineIndex::new(&source.text).line(at);
-            diagnostics.push(diagnostic::Diagnostic::warning(
+            found.push(diagnostic::Diagnostic::warning(
                 id,
                 Some(line),
                 format!("invalid UTF-8 from byte {at} on; bad bytes were replaced with U+FFFD"),
             ));
         }
-        diagnostics.extend(diagnostic::scan_text(&source.text, id));
-        if format == Format::ClaudeCodeJsonl {
-            // Every face analyzes the same condensed records (see `condense`).
-            let mut condenser = condense::Condenser::new();
+        if let Some(mut condenser) = condense::Condenser::for_format(format) {
+            // Every face analyzes the same condensed records (see `condense`),
+            // and is told the same reading problems: the condenser's, as when
+            // the CLI streams the file.
             let text = condenser.text(&source.text);
+            let notes = condenser.finish().notes;
+            found.extend(
+                notes
+                    .into_iter()
+                    .map(|(line, note)| diagnostic::Diagnostic::warning(id, line, note)),
+            );
+            found.sort_by_key(|d| d.line);
+            diagnostics.append(&mut found);
             prepared.push(std::borrow::Cow::Owned(Source {
                 name: source.name.clone(),
                 text,
@@ -79,6 +90,8 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
                 }),
             }));
         } else {
+            diagnostics.append(&mut found);
+            diagnostics.extend(diagnostic::scan_text(&source.text, id));
             prepared.push(std::borrow::Cow::Borrowed(source));
         }
     }

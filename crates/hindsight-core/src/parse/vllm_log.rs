@@ -46,7 +46,13 @@ pub fn prefix(line: &str) -> Option<Prefix> {
         result.engine = Some(Engine::Vllm);
         at += c.get(0).map_or(0, |m| m.end());
     }
-    if let Some(c) = capture(&LEVEL_TIME, &line[at..]) {
+    // The pattern starts with a level word: most lines are rejected by their
+    // first byte without running it.
+    if matches!(
+        line.as_bytes().get(at),
+        Some(b'D' | b'I' | b'W' | b'E' | b'C')
+    ) && let Some(c) = capture(&LEVEL_TIME, &line[at..])
+    {
         result.time = c.get(1).map(|m| m.as_str().to_owned());
         at += c.get(0).map_or(0, |m| m.end());
         result.engine = Some(Engine::Vllm);

@@ -16,7 +16,9 @@ use std::sync::OnceLock;
 use super::Quote;
 use crate::diagnostic::LONG_LINE;
 use crate::parse::LogLine;
-use crate::parse::logline::{classify as classify_line, rank_in_text, strip_ansi};
+use crate::parse::logline::{
+    classify as classify_line, classify_untriggered, rank_in_text, strip_ansi, trigger_starts,
+};
 use crate::source::{Span, floor_char_boundary, lines_with_offsets};
 
 /// One output line the agent saw, with what it says as a log line.
@@ -372,6 +374,14 @@ impl<'a> IntoIterator for &'a Seen {
 /// Classifies each line (each `\r` segment) of an output the way a log line
 /// would be; blank segments are skipped.
 fn classify_output(output: &str) -> Vec<Classified<'_>> {
+    // One literal search over the whole output tells which lines may hold a
+    // lifecycle signal; the others skip the per-line search (most of what
+    // an agent reads, source files and build output, is such lines). Only
+    // where no ANSI code can join a literal.
+    let ansi = memchr::memchr(0x1b, output.as_bytes()).is_some()
+        || memchr::memmem::find(output.as_bytes(), b"#033[").is_some();
+    let starts = if ansi { None } else { trigger_starts(output) };
+    let mut next_start = 0;
     let mut seen = Vec::new();
     for (offset, line) in lines_with_offsets(output) {
         let examined = &line[..floor_char_boundary(line, LONG_LINE)];
@@ -392,8 +402,22 @@ fn classify_output(output: &str) -> Vec<Classified<'_>> {
                 }
                 other => Cow::Owned(other.into_owned()),
             };
+            let log = match &starts {
+                Some(starts) => {
+                    let end = start + segment.len();
+                    while starts.get(next_start).is_some_and(|&at| at < start) {
+                        next_start += 1;
+                    }
+                    if starts.get(next_start).is_some_and(|&at| at < end) {
+                        classify_line(&text)
+                    } else {
+                        classify_untriggered(&text)
+                    }
+                }
+                None => classify_line(&text),
+            };
             seen.push(Classified {
-                log: classify_line(&text),
+                log,
                 rank: rank_in_text(&text),
                 offset: start,
                 raw_len: segment.len(),
@@ -490,5 +514,32 @@ mod tests {
         assert!(matches!(ready.log.signal, Some(Signal::Ready)));
         assert!(seen.iter().nth(4).is_some_and(|l| l.log.signal.is_none()));
         assert_eq!(seen.output().map(|o| o.lines().count()), Some(30));
+    }
+
+    #[test]
+    fn one_literal_search_per_output_classifies_as_every_line_would() {
+        // Every example file read as one command output, plus lines that
+        // put a literal at a segment's edges: the whole-output search must
+        // give each line the classification it gets alone.
+        let mut texts = vec![
+            "plain\rThe server is fired up and ready to roll!\rplain\nNCCL error\n\nx".to_owned(),
+        ];
+        texts.extend(
+            crate::test_examples::texts()
+                .into_iter()
+                .map(|(_, text)| text),
+        );
+        assert!(texts.len() > 50, "the examples were not found");
+        let mut signals = 0;
+        for text in &texts {
+            for line in classify_output(text) {
+                assert_eq!(line.log, classify_line(&line.text), "{:?}", line.text);
+                signals += usize::from(line.log.signal.is_some());
+            }
+        }
+        assert!(
+            signals > 100,
+            "only {signals} signals: the examples were not read"
+        );
     }
 }
