@@ -174,7 +174,7 @@ regex!(
 );
 regex!(
     ENVELOPE,
-    r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\s]+\] |[A-Za-z0-9][\w.-]*\s+\| |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? )"
+    r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\s]+\] |[A-Za-z0-9][\w.-]*\s+\| |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \| |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? )"
 );
 regex!(
     GENERIC_TIME,
@@ -208,7 +208,8 @@ pub fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
 
 /// Removes what a collector put before the engine's own line: markdown
 /// quoting, a CI or collector timestamp, `[pod/name] `, `service-1  | `,
-/// a journald header. A timestamp followed by a level word is the engine's
+/// a journald header, a log viewer's `2026-05-17 10:44:25.392 | ` (Docker
+/// Desktop). A timestamp followed by a level word is the engine's
 /// own (TGI writes `2026-…Z  INFO`), so it stays.
 pub fn strip_envelope(line: &str) -> &str {
     let mut rest = line;
@@ -364,6 +365,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("OutOfMemoryError", FAILURE),
     ("Not enough memory", FAILURE),
     ("cudaErrorMemoryAllocation", FAILURE),
+    ("rror: out of memory", FAILURE),
     ("No available memory", FAILURE),
     ("available KV cache memory", FAILURE),
     ("desired GPU memory utilization", FAILURE),
@@ -412,8 +414,10 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("MPI size: ", START),
     ("Load weight begin", WEIGHTS),
     ("Starting shard", WEIGHTS),
+    ("Waiting for shard", WEIGHTS),
     ("Starting to load model", WEIGHTS),
     ("main: loading model", WEIGHTS),
+    ("loading model tensors", WEIGHTS),
     ("llm server loading model", WEIGHTS),
     ("oad weight end", WEIGHTS),
     ("Loading drafter model", WEIGHTS),
@@ -601,10 +605,17 @@ fn start_and_dist(message: &str) -> Option<Signal> {
 /// Weight loading, drafter loading.
 fn weights(message: &str, line: &str) -> Option<Signal> {
     let has = |needle: &str| message.contains(needle);
+    let llama_main = super::llamacpp_log::without_module(message);
     if has("Load weight begin")
         || has("Starting to load model")
         || message.starts_with("Starting shard")
-        || message.starts_with("main: loading model")
+        // Repeated every ten seconds while a shard loads: a log cut after
+        // `Starting shard` still shows the weights loading.
+        || message.starts_with("Waiting for shard to be ready")
+        || llama_main.starts_with("main: loading model")
+        // llama.cpp's own loader, also under Ollama's runner, which has no
+        // `main:` line.
+        || message.starts_with("load_tensors: loading model tensors")
         || has("starting llama server")
         || has("starting runner")
         || has("llm server loading model")
@@ -658,7 +669,7 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
     if has("llama runner started in") {
         return took("started in");
     }
-    if message.starts_with("main: model loaded")
+    if llama_main.starts_with("main: model loaded")
         || has("Loaded engine size")
         || (has("Loading model weights took") && line.contains("GB"))
     {
@@ -777,6 +788,10 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("OutOfMemoryError")
         || has("Not enough memory")
         || has("cudaErrorMemoryAllocation")
+        // The CUDA runtime's and driver's own words (a kernel or allocator
+        // outside PyTorch's caching allocator): `CUDA error: out of memory`.
+        || has("CUDA error: out of memory")
+        || has("CUDA driver error: out of memory")
         || has("No available memory for the cache blocks")
         || has("larger than the available KV cache memory")
         || has("is less than desired GPU memory utilization")
@@ -1174,6 +1189,7 @@ const RARE_LITERALS: &[&str] = &[
     "EngineDead",
     "died",
     "Shard",
+    "Waiting for shard",
     "Webserver",
     "terminated",
     "Traceback",

@@ -219,6 +219,28 @@ mod tests {
         assert!(PROCESS.is_some() && LEVEL_TIME.is_some());
     }
 
+    /// The CUDA driver's and runtime's own out-of-memory words, as a V1
+    /// engine core prints them (noonghunna/club-3090#60), are an OOM, not
+    /// a generic exception.
+    #[test]
+    fn driver_out_of_memory_is_an_oom() {
+        for line in [
+            "(EngineCore pid=74) ERROR 05-07 00:37:03 [core.py:1136] RuntimeError: CUDA driver error: out of memory",
+            "RuntimeError: CUDA error: out of memory",
+        ] {
+            assert!(
+                matches!(
+                    classify(line).signal,
+                    Some(Signal::Failure {
+                        kind: FailureKind::OutOfMemory,
+                        ..
+                    })
+                ),
+                "{line}"
+            );
+        }
+    }
+
     #[test]
     fn prefixes_give_time_and_rank() {
         let line = classify(
