@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(
             classify("main: server is listening on http://127.0.0.1:8081 - starting the main loop")
                 .signal,
-            Some(Signal::Ready)
+            Some(Signal::Ready { port: Some(8081) })
         );
         assert_eq!(
             classify("llama_kv_cache_unified:      CUDA0 KV buffer size =  1024.00 MiB").signal,
@@ -142,6 +142,14 @@ mod tests {
             Some(Signal::WeightsBegin)
         );
         assert_eq!(classify("I think the model loaded").signal, None);
+        // The only line of those builds that names the port.
+        assert_eq!(
+            classify(
+                "0.05.583.301 I srv          main: server is listening on http://0.0.0.0:8000"
+            )
+            .signal,
+            Some(Signal::Ready { port: Some(8000) })
+        );
         // The loader's own start, also under Ollama's runner (no `main:`).
         assert_eq!(
             classify("load_tensors: loading model tensors, this can take a while... (mmap = true, direct_io = false)").signal,

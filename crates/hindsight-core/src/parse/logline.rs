@@ -80,8 +80,13 @@ pub enum Signal {
     /// uvicorn's `Application startup complete.`: readiness for engines that
     /// load before it (vLLM, TensorRT-LLM), not for SGLang, which warms up after.
     AppStartupComplete,
-    /// The engine says it serves (`The server is fired up and ready to roll!`).
-    Ready,
+    /// The engine says it serves (`The server is fired up and ready to roll!`),
+    /// with the port when the line names it: llama.cpp's `main: server is
+    /// listening on http://H:P`, which 2026 builds print without any
+    /// earlier bind line.
+    Ready {
+        port: Option<u16>,
+    },
     /// A served request in the access log.
     Request {
         status: Option<u16>,
@@ -732,8 +737,12 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
             .and_then(|p| p.parse().ok());
         return Some(Signal::Bound { host, port });
     }
-    if has("server is listening on") || has("starting the main loop") {
-        return Some(Signal::Ready);
+    if let Some(at) = message.find("server is listening on") {
+        let port = host_port(&message[at..]).and_then(|(_, port)| port);
+        return Some(Signal::Ready { port });
+    }
+    if has("starting the main loop") {
+        return Some(Signal::Ready { port: None });
     }
     if let Some(rest) = message.strip_prefix("Listening on ")
         && rest.contains("(version")
@@ -744,10 +753,10 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
         return Some(Signal::AppStartupComplete);
     }
     if has("The server is fired up and ready to roll") {
-        return Some(Signal::Ready);
+        return Some(Signal::Ready { port: None });
     }
     if message.trim_end() == "Connected" && line.contains("text_generation_router") {
-        return Some(Signal::Ready);
+        return Some(Signal::Ready { port: None });
     }
     None
 }
@@ -1834,7 +1843,7 @@ mod tests {
     fn readiness_and_bind() {
         assert_eq!(
             classify("[2026-02-11 22:37:00] The server is fired up and ready to roll!").signal,
-            Some(Signal::Ready)
+            Some(Signal::Ready { port: None })
         );
         assert_eq!(
             classify("[2026-02-11 22:36:50] INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)").signal,

@@ -188,7 +188,7 @@ mod tests {
         let EventKind::Log(line) = &parsed.events[0].kind else {
             panic!("log event expected")
         };
-        assert_eq!(line.signal, Some(Signal::Ready));
+        assert_eq!(line.signal, Some(Signal::Ready { port: None }));
     }
 
     #[test]

@@ -101,7 +101,7 @@ mod tests {
         let ready = classify(
             "2026-11-30T10:00:40.1Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected",
         );
-        assert_eq!(ready.signal, Some(Signal::Ready));
+        assert_eq!(ready.signal, Some(Signal::Ready { port: None }));
         let served = classify(
             "2026-11-30T10:01:00.1Z  INFO generate{parameters=GenerateParameters { max_new_tokens: Some(20) } total_time=\"1.2s\"}: text_generation_router::server: router/src/server.rs:622: Success",
         );
