@@ -1537,6 +1537,16 @@ impl<'t> TagKey<'t> {
             }
             Some(b'(') => {
                 let end = super::vllm_log::read_process_tags(line, |_, _, _, _| {})?;
+                if line[end..].starts_with('[') {
+                    // A Ray actor's tag before an SGLang line: SGLang's tags
+                    // decide (see `vllm_log::prefix`); else classify it.
+                    let (_, tags, _) = super::sglang_log::read_tags(&line[end..])?;
+                    return Some(if tags.is_empty() {
+                        TagKey::None
+                    } else {
+                        TagKey::Sglang(tags)
+                    });
+                }
                 Some(TagKey::Vllm(&line[..end]))
             }
             _ => (!rank_literal()).then_some(TagKey::None),
