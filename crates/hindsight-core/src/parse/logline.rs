@@ -380,6 +380,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("nccl", FAILURE | START),
     ("NCCL", FAILURE | START),
     ("Watchdog caught", FAILURE),
+    ("watchdog", FAILURE),
     ("ddress already in use", FAILURE),
     ("EADDRINUSE", FAILURE),
     ("Errno 98", FAILURE),
@@ -815,6 +816,14 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("ncclUnhandledCudaError")
         || has("ncclRemoteError")
         || has("Watchdog caught collective operation timeout")
+        // PyTorch's ProcessGroupNCCL watchdog in its other words, by version:
+        // `Exception (either an error or timeout) detected by watchdog`,
+        // `failure detected by watchdog at work sequence id`, then `Some
+        // NCCL operations have failed or timed out` and the watchdog thread's
+        // death.
+        || has("detected by watchdog")
+        || has("Some NCCL operations have failed or timed out")
+        || has("watchdog thread terminated with exception")
         || (has("NCCL WARN") && has("failed"))
     {
         return Some(FailureKind::Nccl);
@@ -1186,6 +1195,7 @@ const RARE_LITERALS: &[&str] = &[
     "NCCL",
     "nccl",
     "Watchdog",
+    "watchdog",
     "ddress",
     "INUSE",
     "Errno",
