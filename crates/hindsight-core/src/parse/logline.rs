@@ -424,6 +424,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Starting to load model", WEIGHTS),
     ("main: loading model", WEIGHTS),
     ("loading model tensors", WEIGHTS),
+    ("layers to GPU", WEIGHTS),
     ("llm server loading model", WEIGHTS),
     ("oad weight end", WEIGHTS),
     ("Loading drafter model", WEIGHTS),
@@ -440,6 +441,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("KV-cache blocks:", KV),
     ("llama_kv_cache", KV),
     ("paged KV cache", KV),
+    ("kv cache\" device=", KV),
     // Every graph template says capture or capturing; `cuda graph: True`
     // in each SGLang batch line does not.
     ("aptur", GRAPH),
@@ -541,7 +543,9 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
             || has("Available KV cache memory")
             || has("KV-cache blocks:")
             || has("llama_kv_cache")
-            || has("paged KV cache"))
+            || has("paged KV cache")
+            // Ollama's own engine: `msg="kv cache" device=CUDA0 size="936.0 MiB"`.
+            || has("kv cache\" device="))
     {
         return Some(Signal::KvCacheAllocated);
     }
@@ -622,6 +626,10 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
         // llama.cpp's own loader, also under Ollama's runner, which has no
         // `main:` line.
         || message.starts_with("load_tensors: loading model tensors")
+        // Offload placement, printed as the weights go to the devices, by
+        // llama.cpp (`load_tensors: offloaded 41/41 layers to GPU`) and by
+        // Ollama's own engine (`msg="offloaded 41/41 layers to GPU"`).
+        || (has("layers to GPU") && (has("offloaded ") || has("offloading ")))
         || has("starting llama server")
         || has("starting runner")
         || has("llm server loading model")
@@ -1239,6 +1247,8 @@ const RARE_LITERALS: &[&str] = &[
     "KV Cache is allocated",
     "KV cache size",
     "paged KV cache",
+    "layers to GPU",
+    "kv cache\" device=",
     "GPU blocks",
     "KV-cache",
     "aptur",
