@@ -397,6 +397,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Initialization failed", FAILURE),
     ("failed to start", FAILURE),
     ("died unexpectedly", FAILURE),
+    ("scheduler is dead", FAILURE),
     ("hit an exception", FAILURE),
     ("Shard", FAILURE | WEIGHTS),
     ("Webserver", FAILURE),
@@ -864,6 +865,9 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("Scheduler hit an exception")
         || has("TpModelWorkerClient hit an exception")
         || has("DataParallelController hit an exception")
+        // SGLang's launcher when a scheduler dies before it reports ready
+        // (killed, or crashed without a traceback of its own).
+        || has("scheduler is dead")
         || (message.starts_with("Shard ") && (has("failed to start") || has(" crashed")))
         || has("ShardCannotStart")
         || has("Webserver Crashed")
@@ -1215,6 +1219,7 @@ const RARE_LITERALS: &[&str] = &[
     "signal 9",
     "EngineDead",
     "died",
+    "scheduler is dead",
     "Shard",
     "Waiting for shard",
     "Webserver",

@@ -136,6 +136,23 @@ mod tests {
         }
     }
 
+    /// The launcher's word when a scheduler dies before it reports ready,
+    /// in the `%m-%d` time of 2026 builds (sgl-project/sglang, 0.5.x).
+    #[test]
+    fn scheduler_is_dead_is_an_engine_death() {
+        let line = crate::parse::logline::classify(
+            "[01-28 04:18:10] Rank 0 scheduler is dead. Please check if there are relevant logs.",
+        );
+        assert!(matches!(
+            line.signal,
+            Some(Signal::Failure {
+                kind: crate::parse::FailureKind::EngineDied,
+                ..
+            })
+        ));
+        assert_eq!(line.time.as_deref(), Some("01-28 04:18:10"));
+    }
+
     #[test]
     fn pattern_compiles() {
         assert!(SGLANG_PREFIX.is_some());
