@@ -150,7 +150,7 @@ pub(crate) use regex;
 
 regex!(
     SHARDS,
-    r"(?:checkpoint shards|loading shards):\s+(\d+)%(?: Completed \||\|[^|]*\|) (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
+    r"(?:checkpoint shards|loading shards|Loading weights(?: concurrently)?):\s+(\d+)%(?: Completed \||\|[^|]*\|) (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
 );
 regex!(WEIGHTS_END, r"(?i)load weight end\.(?:.*?\btype=(\w+))?");
 regex!(ELAPSED, r"elapsed=(\d+(?:\.\d+)?) ?s");
@@ -411,9 +411,14 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Child process", FAILURE),
     ("checkpoint shards:", SHARDS_BAR),
     ("loading shards:", SHARDS_BAR),
+    // TensorRT-LLM's PyTorch backend: `Loading weights concurrently: 63%|…|
+    // 703/1113 [01:02<…]`, one step per module.
+    ("Loading weights:", SHARDS_BAR),
+    ("Loading weights concurrently:", SHARDS_BAR),
     ("vLLM API server version", START),
     ("build: ", START),
     ("TensorRT-LLM version", START),
+    ("TensorRT LLM version", START),
     ("Starting TensorRT-LLM", START),
     ("Init torch distributed", START),
     ("world_size=", START),
@@ -507,7 +512,12 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
             .flatten();
         return Some(Signal::Failure { kind, port });
     }
-    if groups & SHARDS_BAR != 0 && (has("checkpoint shards:") || has("loading shards:")) {
+    if groups & SHARDS_BAR != 0
+        && (has("checkpoint shards:")
+            || has("loading shards:")
+            || has("Loading weights:")
+            || has("Loading weights concurrently:"))
+    {
         let c = capture(&SHARDS, message)?;
         let number = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
         let elapsed = match (number(4), number(5), number(6)) {
@@ -581,6 +591,8 @@ fn start_and_dist(message: &str) -> Option<Signal> {
     if has("vLLM API server version")
         || message.starts_with("build: ")
         || has("TensorRT-LLM version:")
+        // 1.2 and later: `[TensorRT-LLM] TensorRT LLM version: 1.2.0rc2`.
+        || has("TensorRT LLM version:")
         || has("Starting TensorRT-LLM")
     {
         return Some(Signal::ProcessStart);
@@ -1238,6 +1250,8 @@ const RARE_LITERALS: &[&str] = &[
     "vLLM",
     "build: ",
     "TensorRT-LLM version",
+    "TensorRT LLM version",
+    "Loading weights",
     "torch distributed",
     "world",
     "MPI size",
