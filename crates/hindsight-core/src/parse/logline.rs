@@ -398,6 +398,8 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("failed to start", FAILURE),
     ("died unexpectedly", FAILURE),
     ("scheduler is dead", FAILURE),
+    ("error loading llama server", FAILURE),
+    ("timed out waiting for llama runner", FAILURE),
     ("hit an exception", FAILURE),
     ("Shard", FAILURE | WEIGHTS),
     ("Webserver", FAILURE),
@@ -880,6 +882,11 @@ fn failure(message: &str) -> Option<FailureKind> {
         // SGLang's launcher when a scheduler dies before it reports ready
         // (killed, or crashed without a traceback of its own).
         || has("scheduler is dead")
+        // Ollama's scheduler giving up on a runner: its own words when the
+        // runner never answered (`timed out waiting for llama runner to
+        // start - progress 0.00`), or wrapping the runner's death.
+        || has("error loading llama server")
+        || has("timed out waiting for llama runner to start")
         || (message.starts_with("Shard ") && (has("failed to start") || has(" crashed")))
         || has("ShardCannotStart")
         || has("Webserver Crashed")
@@ -1232,6 +1239,7 @@ const RARE_LITERALS: &[&str] = &[
     "EngineDead",
     "died",
     "scheduler is dead",
+    "timed out waiting",
     "Shard",
     "Waiting for shard",
     "Webserver",

@@ -83,6 +83,22 @@ mod tests {
     use crate::parse::logline::classify;
     use crate::parse::{FailureKind, Signal};
 
+    /// Ollama's scheduler giving up on a runner that never answered, as a
+    /// Jetson's journal shows it: an engine death, not a silent stop.
+    #[test]
+    fn runner_start_timeout_is_an_engine_death() {
+        let line = classify(
+            r#"Jul 28 14:31:48 jetson ollama[202633]: time=2024-07-28T14:31:48.554-04:00 level=ERROR source=sched.go:443 msg="error loading llama server" error="timed out waiting for llama runner to start - progress 0.00 - ""#,
+        );
+        assert!(matches!(
+            line.signal,
+            Some(Signal::Failure {
+                kind: FailureKind::EngineDied,
+                ..
+            })
+        ));
+    }
+
     /// Ollama's own engine (ollama/ollama#12027, #11090): the KV cache's
     /// placement and the weights' offload are lifecycle lines.
     #[test]
