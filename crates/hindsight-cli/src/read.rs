@@ -187,7 +187,10 @@ mod tests {
             "../../../examples/seed-codex/rollout-2026-02-11T22-10-00-0199a6c2-5e1b-7c3d-9a8f-1b2c3d4e5f60.jsonl"
         );
         let streamed = read_source("r.jsonl".into(), rollout.as_bytes(), None).expect("read");
-        let info = streamed.condensed.clone().expect("streamed through the condenser");
+        let info = streamed
+            .condensed
+            .clone()
+            .expect("streamed through the condenser");
         assert_eq!(info.original_bytes, rollout.len() as u64);
         assert!(streamed.text.len() < rollout.len());
         let whole = Source::new("r.jsonl", rollout);

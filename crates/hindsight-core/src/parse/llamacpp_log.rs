@@ -1,15 +1,17 @@
 //! llama.cpp `llama-server` logs: bare `function: message` lines (`main:`,
 //! `srv    load_model:`, `load_tensors:`, `llama_model_loader:`,
 //! `llama_kv_cache…`), optionally behind `--log-prefix`/`--log-timestamps`
-//! (`0.00.035.060 I `). It binds before it loads (`main: HTTP server is
-//! listening, hostname: H, port: P`) and is ready at `main: server is
-//! listening on http://H:P`.
+//! (`0.00.035.060 I `, or the level letter alone). It binds before it loads
+//! (`main: HTTP server is listening, hostname: H, port: P`) and is ready at
+//! `main: server is listening on http://H:P`. Builds from 2026 put the
+//! server's module tag before every server function, `main` too: `srv
+//! main: loading model`, `srv         start: binding port …`.
 
 use super::Parsed;
 use super::logline::{Prefix, capture, parse_log, regex};
 use crate::engine::{Engine, ServerSettings};
 
-regex!(STAMP, r"^(\d+\.\d\d\.\d{3}\.\d{3}) [IWEDT] ");
+regex!(STAMP, r"^(?:(\d+\.\d\d\.\d{3}\.\d{3}) )?[IWEDT] ");
 regex!(MODEL, r"(?:loading model '([^']+)'|from (\S+\.gguf))");
 
 /// Function names that only llama.cpp prints at the start of a line.
@@ -35,7 +37,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
 
 pub fn prefix(line: &str) -> Option<Prefix> {
     let mut result = Prefix::default();
-    if line.starts_with(|c: char| c.is_ascii_digit())
+    if line.starts_with(|c: char| c.is_ascii_digit() || "IWEDT".contains(c))
         && let Some(c) = capture(&STAMP, line)
     {
         result.time = c.get(1).map(|m| m.as_str().to_owned());
@@ -45,7 +47,19 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     if WORDS.iter().any(|w| message.starts_with(w)) {
         result.engine = Some(Engine::LlamaCpp);
     }
+    // A bare level letter is llama.cpp's only before its own words (`I srv
+    // main: …`), not before any sentence (`I think`): then nothing matched.
     (result.time.is_some() || result.engine.is_some()).then_some(result)
+}
+
+/// A server message without the module tag newer builds put before it
+/// (`srv          main: model loaded` → `main: model loaded`), so one
+/// template reads both generations.
+pub fn without_module(message: &str) -> &str {
+    match message.strip_prefix("srv ") {
+        Some(rest) => rest.trim_start_matches(' '),
+        None => message,
+    }
 }
 
 /// The model path, from `srv load_model: loading model '…'` or
@@ -100,7 +114,7 @@ mod tests {
         assert_eq!(
             classify("main: server is listening on http://127.0.0.1:8081 - starting the main loop")
                 .signal,
-            Some(Signal::Ready)
+            Some(Signal::Ready { port: Some(8081) })
         );
         assert_eq!(
             classify("llama_kv_cache_unified:      CUDA0 KV buffer size =  1024.00 MiB").signal,
@@ -111,6 +125,35 @@ mod tests {
                 .time
                 .as_deref(),
             Some("0.00.035.060")
+        );
+        // 2026 builds: module tag before `main`, optional level letter,
+        // behind a Docker Desktop log view's `date time | `.
+        assert_eq!(
+            classify("srv          main: loading model").signal,
+            Some(Signal::WeightsBegin)
+        );
+        assert!(matches!(
+            classify("2026-05-17 10:44:45.483 | 0.21.162.986 I srv          main: model loaded")
+                .signal,
+            Some(Signal::WeightsEnd { .. })
+        ));
+        assert_eq!(
+            classify("I srv          main: loading model").signal,
+            Some(Signal::WeightsBegin)
+        );
+        assert_eq!(classify("I think the model loaded").signal, None);
+        // The only line of those builds that names the port.
+        assert_eq!(
+            classify(
+                "0.05.583.301 I srv          main: server is listening on http://0.0.0.0:8000"
+            )
+            .signal,
+            Some(Signal::Ready { port: Some(8000) })
+        );
+        // The loader's own start, also under Ollama's runner (no `main:`).
+        assert_eq!(
+            classify("load_tensors: loading model tensors, this can take a while... (mmap = true, direct_io = false)").signal,
+            Some(Signal::WeightsBegin)
         );
         assert!(matches!(
             classify("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 40000.00 MiB on device 0: cudaMalloc failed: out of memory").signal,

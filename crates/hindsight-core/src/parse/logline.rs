@@ -80,8 +80,13 @@ pub enum Signal {
     /// uvicorn's `Application startup complete.`: readiness for engines that
     /// load before it (vLLM, TensorRT-LLM), not for SGLang, which warms up after.
     AppStartupComplete,
-    /// The engine says it serves (`The server is fired up and ready to roll!`).
-    Ready,
+    /// The engine says it serves (`The server is fired up and ready to roll!`),
+    /// with the port when the line names it: llama.cpp's `main: server is
+    /// listening on http://H:P`, which 2026 builds print without any
+    /// earlier bind line.
+    Ready {
+        port: Option<u16>,
+    },
     /// A served request in the access log.
     Request {
         status: Option<u16>,
@@ -145,7 +150,7 @@ pub(crate) use regex;
 
 regex!(
     SHARDS,
-    r"(?:checkpoint shards|loading shards):\s+(\d+)%(?: Completed \||\|[^|]*\|) (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
+    r"(?:checkpoint shards|loading shards|Loading weights(?: concurrently)?):\s+(\d+)%(?: Completed \||\|[^|]*\|) (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
 );
 regex!(WEIGHTS_END, r"(?i)load weight end\.(?:.*?\btype=(\w+))?");
 regex!(ELAPSED, r"elapsed=(\d+(?:\.\d+)?) ?s");
@@ -174,7 +179,7 @@ regex!(
 );
 regex!(
     ENVELOPE,
-    r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\s]+\] |[A-Za-z0-9][\w.-]*\s+\| |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? )"
+    r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\s]+\] |[A-Za-z0-9][\w.-]*\s+\| |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \| |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? )"
 );
 regex!(
     GENERIC_TIME,
@@ -208,7 +213,8 @@ pub fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
 
 /// Removes what a collector put before the engine's own line: markdown
 /// quoting, a CI or collector timestamp, `[pod/name] `, `service-1  | `,
-/// a journald header. A timestamp followed by a level word is the engine's
+/// a journald header, a log viewer's `2026-05-17 10:44:25.392 | ` (Docker
+/// Desktop). A timestamp followed by a level word is the engine's
 /// own (TGI writes `2026-…Z  INFO`), so it stays.
 pub fn strip_envelope(line: &str) -> &str {
     let mut rest = line;
@@ -420,6 +426,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("OutOfMemoryError", FAILURE),
     ("Not enough memory", FAILURE),
     ("cudaErrorMemoryAllocation", FAILURE),
+    ("rror: out of memory", FAILURE),
     ("No available memory", FAILURE),
     ("available KV cache memory", FAILURE),
     ("desired GPU memory utilization", FAILURE),
@@ -429,6 +436,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("nccl", FAILURE | START),
     ("NCCL", FAILURE | START),
     ("Watchdog caught", FAILURE),
+    ("watchdog", FAILURE),
     ("ddress already in use", FAILURE),
     ("EADDRINUSE", FAILURE),
     ("Errno 98", FAILURE),
@@ -445,6 +453,9 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Initialization failed", FAILURE),
     ("failed to start", FAILURE),
     ("died unexpectedly", FAILURE),
+    ("scheduler is dead", FAILURE),
+    ("error loading llama server", FAILURE),
+    ("timed out waiting for llama runner", FAILURE),
     ("hit an exception", FAILURE),
     ("Shard", FAILURE | WEIGHTS),
     ("Webserver", FAILURE),
@@ -458,9 +469,14 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Child process", FAILURE),
     ("checkpoint shards:", SHARDS_BAR),
     ("loading shards:", SHARDS_BAR),
+    // TensorRT-LLM's PyTorch backend: `Loading weights concurrently: 63%|…|
+    // 703/1113 [01:02<…]`, one step per module.
+    ("Loading weights:", SHARDS_BAR),
+    ("Loading weights concurrently:", SHARDS_BAR),
     ("vLLM API server version", START),
     ("build: ", START),
     ("TensorRT-LLM version", START),
+    ("TensorRT LLM version", START),
     ("Starting TensorRT-LLM", START),
     ("Init torch distributed", START),
     ("world_size=", START),
@@ -468,8 +484,11 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("MPI size: ", START),
     ("Load weight begin", WEIGHTS),
     ("Starting shard", WEIGHTS),
+    ("Waiting for shard", WEIGHTS),
     ("Starting to load model", WEIGHTS),
     ("main: loading model", WEIGHTS),
+    ("loading model tensors", WEIGHTS),
+    ("layers to GPU", WEIGHTS),
     ("llm server loading model", WEIGHTS),
     ("oad weight end", WEIGHTS),
     ("Loading drafter model", WEIGHTS),
@@ -486,6 +505,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("KV-cache blocks:", KV),
     ("llama_kv_cache", KV),
     ("paged KV cache", KV),
+    ("kv cache\" device=", KV),
     // Every graph template says capture or capturing; `cuda graph: True`
     // in each SGLang batch line does not.
     ("aptur", GRAPH),
@@ -556,7 +576,12 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
             .flatten();
         return Some(Signal::Failure { kind, port });
     }
-    if groups & SHARDS_BAR != 0 && (has("checkpoint shards:") || has("loading shards:")) {
+    if groups & SHARDS_BAR != 0
+        && (has("checkpoint shards:")
+            || has("loading shards:")
+            || has("Loading weights:")
+            || has("Loading weights concurrently:"))
+    {
         let c = capture(&SHARDS, message)?;
         let number = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
         let elapsed = match (number(4), number(5), number(6)) {
@@ -593,7 +618,9 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
             || has("Available KV cache memory")
             || has("KV-cache blocks:")
             || has("llama_kv_cache")
-            || has("paged KV cache"))
+            || has("paged KV cache")
+            // Ollama's own engine: `msg="kv cache" device=CUDA0 size="936.0 MiB"`.
+            || has("kv cache\" device="))
     {
         return Some(Signal::KvCacheAllocated);
     }
@@ -628,6 +655,8 @@ fn start_and_dist(message: &str) -> Option<Signal> {
     if has("vLLM API server version")
         || message.starts_with("build: ")
         || has("TensorRT-LLM version:")
+        // 1.2 and later: `[TensorRT-LLM] TensorRT LLM version: 1.2.0rc2`.
+        || has("TensorRT LLM version:")
         || has("Starting TensorRT-LLM")
     {
         return Some(Signal::ProcessStart);
@@ -663,10 +692,21 @@ fn start_and_dist(message: &str) -> Option<Signal> {
 /// Weight loading, drafter loading.
 fn weights(message: &str, line: &str) -> Option<Signal> {
     let has = |needle: &str| message.contains(needle);
+    let llama_main = super::llamacpp_log::without_module(message);
     if has("Load weight begin")
         || has("Starting to load model")
         || message.starts_with("Starting shard")
-        || message.starts_with("main: loading model")
+        // Repeated every ten seconds while a shard loads: a log cut after
+        // `Starting shard` still shows the weights loading.
+        || message.starts_with("Waiting for shard to be ready")
+        || llama_main.starts_with("main: loading model")
+        // llama.cpp's own loader, also under Ollama's runner, which has no
+        // `main:` line.
+        || message.starts_with("load_tensors: loading model tensors")
+        // Offload placement, printed as the weights go to the devices, by
+        // llama.cpp (`load_tensors: offloaded 41/41 layers to GPU`) and by
+        // Ollama's own engine (`msg="offloaded 41/41 layers to GPU"`).
+        || (has("layers to GPU") && (has("offloaded ") || has("offloading ")))
         || has("starting llama server")
         || has("starting runner")
         || has("llm server loading model")
@@ -720,7 +760,7 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
     if has("llama runner started in") {
         return took("started in");
     }
-    if message.starts_with("main: model loaded")
+    if llama_main.starts_with("main: model loaded")
         || has("Loaded engine size")
         || (has("Loading model weights took") && line.contains("GB"))
     {
@@ -783,8 +823,12 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
             .and_then(|p| p.parse().ok());
         return Some(Signal::Bound { host, port });
     }
-    if has("server is listening on") || has("starting the main loop") {
-        return Some(Signal::Ready);
+    if let Some(at) = message.find("server is listening on") {
+        let port = host_port(&message[at..]).and_then(|(_, port)| port);
+        return Some(Signal::Ready { port });
+    }
+    if has("starting the main loop") {
+        return Some(Signal::Ready { port: None });
     }
     if let Some(rest) = message.strip_prefix("Listening on ")
         && rest.contains("(version")
@@ -795,10 +839,10 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
         return Some(Signal::AppStartupComplete);
     }
     if has("The server is fired up and ready to roll") {
-        return Some(Signal::Ready);
+        return Some(Signal::Ready { port: None });
     }
     if message.trim_end() == "Connected" && line.contains("text_generation_router") {
-        return Some(Signal::Ready);
+        return Some(Signal::Ready { port: None });
     }
     None
 }
@@ -839,6 +883,10 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("OutOfMemoryError")
         || has("Not enough memory")
         || has("cudaErrorMemoryAllocation")
+        // The CUDA runtime's and driver's own words (a kernel or allocator
+        // outside PyTorch's caching allocator): `CUDA error: out of memory`.
+        || has("CUDA error: out of memory")
+        || has("CUDA driver error: out of memory")
         || has("No available memory for the cache blocks")
         || has("larger than the available KV cache memory")
         || has("is less than desired GPU memory utilization")
@@ -853,6 +901,14 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("ncclUnhandledCudaError")
         || has("ncclRemoteError")
         || has("Watchdog caught collective operation timeout")
+        // PyTorch's ProcessGroupNCCL watchdog in its other words, by version:
+        // `Exception (either an error or timeout) detected by watchdog`,
+        // `failure detected by watchdog at work sequence id`, then `Some
+        // NCCL operations have failed or timed out` and the watchdog thread's
+        // death.
+        || has("detected by watchdog")
+        || has("Some NCCL operations have failed or timed out")
+        || has("watchdog thread terminated with exception")
         || (has("NCCL WARN") && has("failed"))
     {
         return Some(FailureKind::Nccl);
@@ -885,6 +941,14 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("Scheduler hit an exception")
         || has("TpModelWorkerClient hit an exception")
         || has("DataParallelController hit an exception")
+        // SGLang's launcher when a scheduler dies before it reports ready
+        // (killed, or crashed without a traceback of its own).
+        || has("scheduler is dead")
+        // Ollama's scheduler giving up on a runner: its own words when the
+        // runner never answered (`timed out waiting for llama runner to
+        // start - progress 0.00`), or wrapping the runner's death.
+        || has("error loading llama server")
+        || has("timed out waiting for llama runner to start")
         || (message.starts_with("Shard ") && (has("failed to start") || has(" crashed")))
         || has("ShardCannotStart")
         || has("Webserver Crashed")
@@ -1235,6 +1299,7 @@ const RARE_LITERALS: &[&str] = &[
     "NCCL",
     "nccl",
     "Watchdog",
+    "watchdog",
     "ddress",
     "INUSE",
     "Errno",
@@ -1246,7 +1311,10 @@ const RARE_LITERALS: &[&str] = &[
     "signal 9",
     "EngineDead",
     "died",
+    "scheduler is dead",
+    "timed out waiting",
     "Shard",
+    "Waiting for shard",
     "Webserver",
     "terminated",
     "Traceback",
@@ -1263,6 +1331,8 @@ const RARE_LITERALS: &[&str] = &[
     "vLLM",
     "build: ",
     "TensorRT-LLM version",
+    "TensorRT LLM version",
+    "Loading weights",
     "torch distributed",
     "world",
     "MPI size",
@@ -1277,6 +1347,8 @@ const RARE_LITERALS: &[&str] = &[
     "KV Cache is allocated",
     "KV cache size",
     "paged KV cache",
+    "layers to GPU",
+    "kv cache\" device=",
     "GPU blocks",
     "KV-cache",
     "aptur",
@@ -1585,6 +1657,16 @@ impl<'t> TagKey<'t> {
             }
             Some(b'(') => {
                 let end = super::vllm_log::read_process_tags(line, |_, _, _, _| {})?;
+                if line[end..].starts_with('[') {
+                    // A Ray actor's tag before an SGLang line: SGLang's tags
+                    // decide (see `vllm_log::prefix`); else classify it.
+                    let (_, tags, _) = super::sglang_log::read_tags(&line[end..])?;
+                    return Some(if tags.is_empty() {
+                        TagKey::None
+                    } else {
+                        TagKey::Sglang(tags)
+                    });
+                }
                 Some(TagKey::Vllm(&line[..end]))
             }
             _ => (!rank_literal()).then_some(TagKey::None),
@@ -1948,7 +2030,7 @@ mod tests {
     fn readiness_and_bind() {
         assert_eq!(
             classify("[2026-02-11 22:37:00] The server is fired up and ready to roll!").signal,
-            Some(Signal::Ready)
+            Some(Signal::Ready { port: None })
         );
         assert_eq!(
             classify("[2026-02-11 22:36:50] INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)").signal,

@@ -83,6 +83,40 @@ mod tests {
     use crate::parse::logline::classify;
     use crate::parse::{FailureKind, Signal};
 
+    /// Ollama's scheduler giving up on a runner that never answered, as a
+    /// Jetson's journal shows it: an engine death, not a silent stop.
+    #[test]
+    fn runner_start_timeout_is_an_engine_death() {
+        let line = classify(
+            r#"Jul 28 14:31:48 jetson ollama[202633]: time=2024-07-28T14:31:48.554-04:00 level=ERROR source=sched.go:443 msg="error loading llama server" error="timed out waiting for llama runner to start - progress 0.00 - ""#,
+        );
+        assert!(matches!(
+            line.signal,
+            Some(Signal::Failure {
+                kind: FailureKind::EngineDied,
+                ..
+            })
+        ));
+    }
+
+    /// Ollama's own engine (ollama/ollama#12027, #11090): the KV cache's
+    /// placement and the weights' offload are lifecycle lines.
+    #[test]
+    fn own_engine_kv_cache_and_offload() {
+        assert_eq!(
+            classify(r#"time=2025-08-24T08:26:00.310Z level=INFO source=backend.go:321 msg="kv cache" device=CUDA0 size="936.0 MiB""#).signal,
+            Some(Signal::KvCacheAllocated)
+        );
+        assert_eq!(
+            classify(r#"time=2025-07-18T14:51:00.217Z level=INFO source=ggml.go:362 msg="offloaded 41/41 layers to GPU""#).signal,
+            Some(Signal::WeightsBegin)
+        );
+        assert_eq!(
+            classify("load_tensors: offloaded 62/62 layers to GPU").signal,
+            Some(Signal::WeightsBegin)
+        );
+    }
+
     #[test]
     fn patterns_compile() {
         for p in [&SLOG, &OLD, &GIN_TIME, &HOST_VALUE, &RUNNER_MODEL] {

@@ -113,6 +113,46 @@ mod tests {
     use super::*;
     use crate::parse::{EventKind, Signal};
 
+    /// PyTorch's NCCL watchdog across versions (sgl-project/sglang#10216,
+    /// #3932, #3254): each is an NCCL failure.
+    #[test]
+    fn nccl_watchdog_words_are_nccl_failures() {
+        for line in [
+            "[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank 1]  failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: 40267, last completed work: 40230",
+            "[rank3]:[E227 16:30:43.526290891 ProcessGroupNCCL.cpp:1785] [PG ID 2 PG GUID 3 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 32, last enqueued NCCL work: 32, last completed NCCL work: 31.",
+            "[rank3]:[E227 16:30:43.526306740 ProcessGroupNCCL.cpp:630] [Rank 3] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+            "  what():  [PG ID 0 PG GUID 0(default_pg) Rank 15] Process group watchdog thread terminated with exception",
+        ] {
+            assert!(
+                matches!(
+                    crate::parse::logline::classify(line).signal,
+                    Some(Signal::Failure {
+                        kind: crate::parse::FailureKind::Nccl,
+                        ..
+                    })
+                ),
+                "{line}"
+            );
+        }
+    }
+
+    /// The launcher's word when a scheduler dies before it reports ready,
+    /// in the `%m-%d` time of 2026 builds (sgl-project/sglang, 0.5.x).
+    #[test]
+    fn scheduler_is_dead_is_an_engine_death() {
+        let line = crate::parse::logline::classify(
+            "[01-28 04:18:10] Rank 0 scheduler is dead. Please check if there are relevant logs.",
+        );
+        assert!(matches!(
+            line.signal,
+            Some(Signal::Failure {
+                kind: crate::parse::FailureKind::EngineDied,
+                ..
+            })
+        ));
+        assert_eq!(line.time.as_deref(), Some("01-28 04:18:10"));
+    }
+
     #[test]
     fn pattern_compiles() {
         assert!(SGLANG_PREFIX.is_some());
@@ -188,7 +228,7 @@ mod tests {
         let EventKind::Log(line) = &parsed.events[0].kind else {
             panic!("log event expected")
         };
-        assert_eq!(line.signal, Some(Signal::Ready));
+        assert_eq!(line.signal, Some(Signal::Ready { port: None }));
     }
 
     #[test]

@@ -73,6 +73,16 @@ mod tests {
         assert!(TGI_PREFIX.is_some() && TGI_RANK.is_some() && RS_FILE.is_some());
     }
 
+    /// A shard still loading (huggingface/text-generation-inference#3105).
+    #[test]
+    fn waiting_for_shard_is_loading() {
+        let line = classify(
+            "2025-03-13T08:37:54.657147Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=1",
+        );
+        assert_eq!(line.signal, Some(Signal::WeightsBegin));
+        assert_eq!(line.rank.as_deref(), Some("rank 1"));
+    }
+
     #[test]
     fn shard_lines() {
         let line = classify(
@@ -91,7 +101,7 @@ mod tests {
         let ready = classify(
             "2026-11-30T10:00:40.1Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected",
         );
-        assert_eq!(ready.signal, Some(Signal::Ready));
+        assert_eq!(ready.signal, Some(Signal::Ready { port: None }));
         let served = classify(
             "2026-11-30T10:01:00.1Z  INFO generate{parameters=GenerateParameters { max_new_tokens: Some(20) } total_time=\"1.2s\"}: text_generation_router::server: router/src/server.rs:622: Success",
         );

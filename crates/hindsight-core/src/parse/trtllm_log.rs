@@ -101,6 +101,37 @@ mod tests {
     use crate::parse::Signal;
     use crate::parse::logline::classify;
 
+    /// TensorRT-LLM 1.1+ (NVIDIA/TensorRT-LLM#9680, #7703): the banner lost
+    /// its hyphen, and the PyTorch backend's weights come as a tqdm bar over
+    /// modules (`desc="Loading weights concurrently"` in its loader).
+    #[test]
+    fn newer_banner_and_weights_bar() {
+        assert_eq!(
+            classify("[TensorRT-LLM] TensorRT LLM version: 1.2.0rc2").signal,
+            Some(Signal::ProcessStart)
+        );
+        assert_eq!(
+            classify(
+                "Loading weights concurrently:  63%|██████▎   | 703/1113 [01:02<00:36, 11.24it/s]"
+            )
+            .signal,
+            Some(Signal::ShardProgress {
+                percent: 63,
+                done: 703,
+                total: 1113,
+                elapsed_seconds: Some(62)
+            })
+        );
+        // vLLM's line of the same start is still the end of loading.
+        assert!(matches!(
+            classify(
+                "INFO 11-30 14:00:50 [default_loader.py:262] Loading weights took 29.48 seconds"
+            )
+            .signal,
+            Some(Signal::WeightsEnd { .. })
+        ));
+    }
+
     #[test]
     fn patterns_compile() {
         assert!(TRT_PREFIX.is_some() && TRT_RANK.is_some());

@@ -20,6 +20,17 @@ regex!(
     r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)?\s+(?:\[[^\]]*\]|\S+\.py:\d+\])\s?"
 );
 
+/// The process names vLLM's `decorate_logs` and its Ray executor use.
+const VLLM_PROCESSES: &[&str] = &[
+    "APIServer",
+    "ApiServer",
+    "EngineCore",
+    "Worker",
+    "VllmWorker",
+    "RayWorkerWrapper",
+    "DPCoordinator",
+];
+
 /// Parses a whole log, see [`super::logline::parse_log`].
 pub fn parse(text: &str, source: usize) -> Parsed {
     parse_log(text, source)
@@ -43,8 +54,24 @@ pub fn prefix(line: &str) -> Option<Prefix> {
             Tag::Aux(rank) => result.aux_rank = Some(rank),
             Tag::None => {}
         }
-        result.engine = Some(Engine::Vllm);
+        // Ray tags every actor's output this way, so only vLLM's own
+        // process names tell the engine; another's (`SGLangEngine`) leaves
+        // it to the rest of the line.
+        if VLLM_PROCESSES.iter().any(|p| name.starts_with(p)) {
+            result.engine = Some(Engine::Vllm);
+        }
         at += c.get(0).map_or(0, |m| m.end());
+    }
+    // Ray prints every actor's output behind `(ActorName pid=N)`, the shape
+    // of vLLM's process tags: SGLang run as a Ray actor (slime, verl)
+    // writes `(SGLangEngine pid=N) [time DP1 TP3] …`, SGLang's line whole.
+    if at > 0
+        && let Some(inner) = super::sglang_log::prefix(&line[at..])
+    {
+        return Some(Prefix {
+            message: at + inner.message,
+            ..inner
+        });
     }
     // The pattern starts with a level word: most lines are rejected by their
     // first byte without running it.
@@ -58,7 +85,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
         result.engine = Some(Engine::Vllm);
     }
     result.message = at;
-    result.engine.is_some().then_some(result)
+    (at > 0 || result.engine.is_some()).then_some(result)
 }
 
 /// vLLM's process tags at the start of a line, read by hand with what
@@ -223,6 +250,56 @@ mod tests {
     #[test]
     fn patterns_compile() {
         assert!(PROCESS.is_some() && LEVEL_TIME.is_some());
+    }
+
+    /// SGLang run as a Ray actor (THUDM/slime#369): Ray's actor tag, then
+    /// SGLang's own line, whose rank tags and engine count.
+    #[test]
+    fn ray_actor_tag_before_an_sglang_line() {
+        let line = "(SGLangEngine pid=6680) [2025-09-22 14:35:35 DP1 TP3] Scheduler hit an exception: Traceback (most recent call last):";
+        let found = prefix(line);
+        assert_eq!(found.as_ref().and_then(|p| p.engine), Some(Engine::Sglang));
+        assert_eq!(
+            found.as_ref().and_then(|p| p.rank.as_deref()),
+            Some("DP1 TP3")
+        );
+        let classified = classify(line);
+        assert!(matches!(
+            classified.signal,
+            Some(Signal::Failure {
+                kind: FailureKind::EngineDied,
+                ..
+            })
+        ));
+        assert_eq!(
+            crate::parse::logline::fast_ranks(
+                "(SGLangEngine pid=6680) [2025-09-22 14:35:36 DP1 TP3] Decode batch. #running-req: 1"
+            )
+            .map(|(rank, _)| rank.map(|r| r.into_owned())),
+            Some(Some("DP1 TP3".to_owned()))
+        );
+    }
+
+    /// The CUDA driver's and runtime's own out-of-memory words, as a V1
+    /// engine core prints them (noonghunna/club-3090#60), are an OOM, not
+    /// a generic exception.
+    #[test]
+    fn driver_out_of_memory_is_an_oom() {
+        for line in [
+            "(EngineCore pid=74) ERROR 05-07 00:37:03 [core.py:1136] RuntimeError: CUDA driver error: out of memory",
+            "RuntimeError: CUDA error: out of memory",
+        ] {
+            assert!(
+                matches!(
+                    classify(line).signal,
+                    Some(Signal::Failure {
+                        kind: FailureKind::OutOfMemory,
+                        ..
+                    })
+                ),
+                "{line}"
+            );
+        }
     }
 
     #[test]

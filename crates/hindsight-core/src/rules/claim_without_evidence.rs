@@ -289,7 +289,7 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
         signals().any(|s| {
             matches!(
                 s,
-                Signal::Ready
+                Signal::Ready { .. }
                     | Signal::Bound { .. }
                     | Signal::Request {
                         status: Some(200..=299)

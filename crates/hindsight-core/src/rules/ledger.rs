@@ -142,7 +142,7 @@ pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
                 .iter()
                 .find(|line| match &line.log.signal {
                     Some(Signal::Bound { port: p, .. }) => p.is_none_or(|p| p == port),
-                    Some(Signal::Ready) => true,
+                    Some(Signal::Ready { port: p }) => p.is_none_or(|p| p == port),
                     _ => false,
                 })
                 .map(SeenLine::quote);
@@ -367,7 +367,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
 
     let failure =
         seen(timeline, server).find(|l| matches!(l.log.signal, Some(Signal::Failure { .. })));
-    let ready = seen(timeline, server).find(|l| matches!(l.log.signal, Some(Signal::Ready)));
+    let ready = seen(timeline, server).find(|l| matches!(l.log.signal, Some(Signal::Ready { .. })));
     let (status, evidence) = match (ready, failure) {
         (Some(line), _) => (LedgerStatus::Passed, vec![line.quote()]),
         (None, Some(line)) => (LedgerStatus::Failed, vec![line.quote()]),

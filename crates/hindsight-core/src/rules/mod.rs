@@ -211,7 +211,7 @@ fn readiness_seen(timeline: &Timeline, server: &Server) -> bool {
             matches!(
                 line.log.signal,
                 Some(
-                    Signal::Ready
+                    Signal::Ready { .. }
                         | Signal::Bound { .. }
                         | Signal::Request {
                             status: Some(200..=299)

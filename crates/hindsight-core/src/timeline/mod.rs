@@ -362,7 +362,13 @@ impl Lifecycle {
                     None
                 }
             }
-            Signal::Ready => {
+            Signal::Ready { port } => {
+                if port.is_some() {
+                    // Listening is binding: llama.cpp's 2026 builds print
+                    // no other line with the port.
+                    self.bound_port = self.bound_port.or(*port);
+                    self.push(PhaseKind::PortBound, span, log);
+                }
                 self.ready = true;
                 self.ready_from_startup = false;
                 Some(PhaseKind::Ready)

@@ -511,7 +511,7 @@ mod tests {
         assert_eq!(kept.len(), 11, "{kept:?}");
         assert_eq!(kept[5], text[15]);
         let ready = seen.iter().nth(5).expect("a line");
-        assert!(matches!(ready.log.signal, Some(Signal::Ready)));
+        assert!(matches!(ready.log.signal, Some(Signal::Ready { .. })));
         assert!(seen.iter().nth(4).is_some_and(|l| l.log.signal.is_none()));
         assert_eq!(seen.output().map(|o| o.lines().count()), Some(30));
     }
