@@ -5,8 +5,9 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use aho_corasick::AhoCorasick;
 
+use crate::re::{Regex, regex};
 use crate::source::{Source, Span};
 
 /// One credential found in a source.
@@ -22,45 +23,40 @@ pub struct Secret {
     pub redacted: String,
 }
 
-struct Pattern {
-    kind: &'static str,
-    /// The credential is capture group 1 when there is one, else the match.
-    regex: LazyLock<Option<Regex>>,
-}
+// ASCII word boundaries and case: credentials are ASCII, a Unicode `\b`
+// would make the native engine leave its fast automaton on any non-ASCII
+// text, and the wasm engine knows only ASCII classes (`crate::re`).
+regex!(HF_TOKEN, r"(?-u:\b)(hf_[A-Za-z0-9]{30,})");
+regex!(ANTHROPIC_KEY, r"(?-u:\b)(sk-ant-[A-Za-z0-9_-]{20,})");
+regex!(OPENAI_KEY, r"(?-u:\b)(sk-(?:proj-)?[A-Za-z0-9_-]{20,})");
+regex!(GITHUB_TOKEN, r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{30,})");
+regex!(AWS_KEY, r"(?-u:\b)(AKIA[0-9A-Z]{16})(?-u:\b)");
+regex!(SLACK_TOKEN, r"(?-u:\b)(xox[baprs]-[A-Za-z0-9-]{10,})");
+regex!(
+    BEARER,
+    r"(?i-u)authorization:[ \t]*bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})"
+);
+regex!(
+    URL_PASSWORD,
+    r"(?-u:\b)[a-z][a-z0-9+.-]*://[^\t\n\x0B\x0C\r :/@]+:([^\t\n\x0B\x0C\r @/]{3,})@"
+);
+regex!(
+    OPTION_OR_VARIABLE,
+    r#"(?i-u)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})"#
+);
 
-macro_rules! pattern {
-    ($kind:literal, $re:literal) => {
-        Pattern {
-            kind: $kind,
-            regex: LazyLock::new(|| Regex::new($re).ok()),
-        }
-    };
-}
-
-// ASCII word boundaries: a Unicode `\b` makes the regex engine leave its
-// fast automaton on any non-ASCII text, and credentials are ASCII anyway.
-static PATTERNS: [Pattern; 9] = [
-    pattern!("Hugging Face token", r"(?-u:\b)(hf_[A-Za-z0-9]{30,})"),
-    pattern!("Anthropic API key", r"(?-u:\b)(sk-ant-[A-Za-z0-9_-]{20,})"),
-    pattern!(
-        "OpenAI API key",
-        r"(?-u:\b)(sk-(?:proj-)?[A-Za-z0-9_-]{20,})"
-    ),
-    pattern!("GitHub token", r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{30,})"),
-    pattern!("AWS access key", r"(?-u:\b)(AKIA[0-9A-Z]{16})(?-u:\b)"),
-    pattern!("Slack token", r"(?-u:\b)(xox[baprs]-[A-Za-z0-9-]{10,})"),
-    pattern!(
-        "bearer token",
-        r"(?i)authorization:[ \t]*bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})"
-    ),
-    pattern!(
-        "password in a URL",
-        r"(?-u:\b)[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"
-    ),
-    pattern!(
-        "credential in an option or variable",
-        r#"(?i)(?:--api-key|api[_-]?key|token|secret|password|passwd)(?:[ \t]*[=:][ \t]*|[ \t]+)['"]?([A-Za-z0-9._~+/-]{8,})"#
-    ),
+/// Each kind of credential and its pattern: the credential is capture group
+/// 1 when there is one, else the whole match.
+static PATTERNS: [(&str, &LazyLock<Option<Regex>>); 9] = [
+    ("Hugging Face token", &HF_TOKEN),
+    ("Anthropic API key", &ANTHROPIC_KEY),
+    ("OpenAI API key", &OPENAI_KEY),
+    ("GitHub token", &GITHUB_TOKEN),
+    ("AWS access key", &AWS_KEY),
+    ("Slack token", &SLACK_TOKEN),
+    ("bearer token", &BEARER),
+    ("password in a URL", &URL_PASSWORD),
+    ("credential in an option or variable", &OPTION_OR_VARIABLE),
 ];
 
 /// Values that look like credentials but are placeholders or plain words.
@@ -83,31 +79,160 @@ fn is_placeholder(value: &str) -> bool {
 /// record it drops.
 pub fn fragments(text: &str) -> Vec<&str> {
     let mut found: Vec<&str> = Vec::new();
-    for (_, whole, _) in matches(text) {
-        if !found.contains(&whole.as_str()) {
-            found.push(whole.as_str());
+    for m in matches(text) {
+        if !found.contains(&m.whole) {
+            found.push(m.whole);
         }
     }
     found
 }
 
-/// Every credential-shaped match in a text, placeholders left out: the
-/// pattern's index, the whole match and the credential in it. Pattern by
-/// pattern over the whole text: each regex skips ahead with its own literal
-/// prefilter (`hf_`, `://`, `token`…), far faster than every pattern on
-/// every line. No pattern crosses a newline.
-fn matches(text: &str) -> impl Iterator<Item = (usize, regex::Match<'_>, regex::Match<'_>)> {
-    PATTERNS
-        .iter()
-        .enumerate()
-        .filter_map(|(index, pattern)| pattern.regex.as_ref().map(|regex| (index, regex)))
-        .flat_map(move |(index, regex)| {
-            regex.captures_iter(text).filter_map(move |captures| {
-                let whole = captures.get(0)?;
-                let value = captures.get(1).unwrap_or(whole);
-                (!is_placeholder(value.as_str())).then_some((index, whole, value))
-            })
+/// For each pattern (by its index in [`PATTERNS`]), words one of which is
+/// in every match of it, ASCII case ignored.
+const TRIGGERS: [(&str, usize); 19] = [
+    ("hf_", 0),
+    ("sk-", 1),
+    ("sk-", 2),
+    ("ghp_", 3),
+    ("gho_", 3),
+    ("ghu_", 3),
+    ("ghs_", 3),
+    ("ghr_", 3),
+    ("akia", 4),
+    ("xox", 5),
+    ("authorization", 6),
+    ("://", 7),
+    // `--api-key` ends with `api-key`.
+    ("api-key", OPTION),
+    ("api_key", OPTION),
+    ("apikey", OPTION),
+    ("token", OPTION),
+    ("secret", OPTION),
+    ("password", OPTION),
+    ("passwd", OPTION),
+];
+
+/// The index of `credential in an option or variable` in [`PATTERNS`].
+const OPTION: usize = 8;
+
+static TRIGGER_SCAN: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(TRIGGERS.iter().map(|(word, _)| word))
+        .ok()
+});
+
+/// Whether the option-or-variable pattern can match at a keyword followed
+/// by `rest`: `[ \t]*[=:][ \t]*` or `[ \t]+`, an optional quote, then eight
+/// value characters (the pattern's own grammar after its keyword). `token`
+/// is on every batch line of most engines' logs (`#token: 2311`), so this
+/// keeps the pattern off nearly all of them.
+fn value_follows(rest: &str) -> bool {
+    let rest = rest.as_bytes();
+    let blanks = |from: usize| {
+        from + rest.get(from..).map_or(0, |r| {
+            r.iter().take_while(|b| matches!(b, b' ' | b'\t')).count()
         })
+    };
+    let mut at = blanks(0);
+    if matches!(rest.get(at), Some(b'=' | b':')) {
+        at = blanks(at + 1);
+    } else if at == 0 {
+        return false;
+    }
+    if matches!(rest.get(at), Some(b'\'' | b'"')) {
+        at += 1;
+    }
+    rest.get(at..).is_some_and(|value| {
+        value
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || b"._~+/-".contains(b))
+            .count()
+            >= 8
+    })
+}
+
+/// For each pattern, the byte ranges of the lines (without their `\n`) it
+/// can match on, in order: those holding one of its triggers (for the
+/// option-or-variable pattern, followed by what its value needs). Every
+/// line for every pattern when the scanner could not be built.
+fn lines_per_pattern(text: &str) -> Vec<Vec<(usize, usize)>> {
+    let line_around = |at: usize| {
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        (start, end)
+    };
+    let mut lines: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PATTERNS.len()];
+    let Some(scan) = TRIGGER_SCAN.as_ref() else {
+        let mut all = Vec::new();
+        let mut at = 0;
+        while at <= text.len() {
+            let (start, end) = line_around(at);
+            all.push((start, end));
+            at = end + 1;
+        }
+        lines.fill(all);
+        return lines;
+    };
+    // Overlapping, so that no trigger hides another (`secretoken=…`).
+    for found in scan.find_overlapping_iter(text) {
+        let Some(&(_, pattern)) = TRIGGERS.get(found.pattern().as_usize()) else {
+            continue;
+        };
+        if pattern == OPTION && !value_follows(&text[found.end()..]) {
+            continue;
+        }
+        let line = line_around(found.start());
+        if let Some(list) = lines.get_mut(pattern)
+            && list.last() != Some(&line)
+        {
+            list.push(line);
+        }
+    }
+    lines
+}
+
+/// One credential-shaped match: the pattern's index, the whole match and,
+/// where it starts in the text, the credential in it.
+struct Found<'t> {
+    pattern: usize,
+    whole: &'t str,
+    at: usize,
+    value: &'t str,
+}
+
+/// Every credential-shaped match in a text, placeholders left out, pattern by
+/// pattern and in text order for each. No pattern crosses a newline, so each
+/// runs only on the lines [`lines_per_pattern`] picks for it, with the same
+/// matches as over the whole text (the tests check it): the wasm engine has
+/// no literal prefilter of its own, and every pattern over the whole of a
+/// 100 MB log took it minutes.
+fn matches(text: &str) -> Vec<Found<'_>> {
+    let lines = lines_per_pattern(text);
+    let mut found = Vec::new();
+    for (index, ((_, pattern), lines)) in PATTERNS.iter().zip(&lines).enumerate() {
+        let Some(regex) = pattern.as_ref() else {
+            continue;
+        };
+        for &(start, end) in lines {
+            let line = &text[start..end];
+            for captures in regex.captures_iter(line) {
+                let Some(whole) = captures.get(0) else {
+                    continue;
+                };
+                let value = captures.get(1).unwrap_or(whole);
+                if !is_placeholder(value.as_str()) {
+                    found.push(Found {
+                        pattern: index,
+                        whole: whole.as_str(),
+                        at: start + value.start(),
+                        value: value.as_str(),
+                    });
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Finds every credential in every source, each value once per line.
@@ -123,18 +248,19 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
     let mut candidates: Vec<Candidate<'_>> = Vec::new();
     for (source_id, source) in sources.iter().enumerate() {
         let text = source.text.as_str();
-        for (index, _, value) in matches(text) {
-            let line_start = text[..value.start()].rfind('\n').map_or(0, |i| i + 1);
-            let line_end = text[value.end()..]
+        for m in matches(text) {
+            let value_end = m.at + m.value.len();
+            let line_start = text[..m.at].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[value_end..]
                 .find('\n')
-                .map_or(text.len(), |i| value.end() + i);
+                .map_or(text.len(), |i| value_end + i);
             candidates.push(Candidate {
                 source: source_id,
                 line_start,
                 line_end,
-                pattern: index,
-                at: value.start(),
-                value: value.as_str(),
+                pattern: m.pattern,
+                at: m.at,
+                value: m.value,
             });
         }
     }
@@ -151,7 +277,7 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
         let prefix: String = c.value.chars().take(4).collect();
         found.push(Secret {
             line: Span::new(c.source, c.line_start, c.line_end),
-            kind: PATTERNS[c.pattern].kind,
+            kind: PATTERNS[c.pattern].0,
             value: c.value.to_owned(),
             redacted: format!("{prefix}…[redacted]"),
         });
@@ -183,7 +309,46 @@ mod tests {
 
     #[test]
     fn all_patterns_compile() {
-        assert!(PATTERNS.iter().all(|p| p.regex.is_some()));
+        assert!(PATTERNS.iter().all(|(_, p)| p.is_some()));
+    }
+
+    /// Searching only the lines with a trigger finds what searching the whole
+    /// text finds.
+    #[cfg(not(target_family = "wasm"))]
+    #[test]
+    fn trigger_lines_find_what_the_whole_text_has() {
+        let corpus = crate::re::tests::corpus_cached().join("\n");
+        // Keywords with and without what the option-or-variable pattern
+        // needs after them (`value_follows`), and overlapping ones.
+        let keywords = "secretoken=abcdefgh12\napi_key = 'abcdefghij'\n\
+            password\t\"abcdefghijk\"\n--api-key abcdefgh\nTOKEN:abcdefgh\n\
+            token : short\n#token: 2311, token usage: 0.00\ntoken=\"abcdefgh\" \
+            SECRET abcdefgh/+~ passwd:\tabcdefgh token token=abcdefgh\napikey= 'x\n";
+        for text in [
+            corpus.as_str(),
+            keywords,
+            "x\n\nhf_abcdefghijklmnopqrstuvwxyz0123456\n",
+        ] {
+            let mut whole_text = Vec::new();
+            for (index, (_, pattern)) in PATTERNS.iter().enumerate() {
+                let Some(regex) = pattern.as_ref() else {
+                    continue;
+                };
+                for c in regex.captures_iter(text) {
+                    let whole = c.get(0).expect("group 0");
+                    let value = c.get(1).unwrap_or(whole);
+                    if !is_placeholder(value.as_str()) {
+                        whole_text.push((index, whole.as_str(), value.start(), value.as_str()));
+                    }
+                }
+            }
+            let by_line: Vec<_> = matches(text)
+                .into_iter()
+                .map(|m| (m.pattern, m.whole, m.at, m.value))
+                .collect();
+            assert!(!whole_text.is_empty());
+            assert_eq!(by_line, whole_text);
+        }
     }
 
     #[test]
