@@ -79,7 +79,10 @@ fn answer(data: &JsValue) -> Result<String, String> {
     let (id, config, sources) = request.into_sources(texts);
     let mut reply = protocol::run(id, &config, &sources);
     reply.millis = js_sys::Date::now() - started;
-    serde_json::to_string(&reply).map_err(|e| format!("cannot encode the report: {e}"))
+    // Pretty like the page's JSON export (`Report::to_json`), so the report's
+    // serializer is compiled once, not once per format: 3 KB less wasm
+    // gzipped for a few more bytes per message.
+    serde_json::to_string_pretty(&reply).map_err(|e| format!("cannot encode the report: {e}"))
 }
 
 /// What the page hears back about a request.
