@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::re::{Regex, regex};
 use crate::source::{Source, Span};
@@ -115,9 +115,12 @@ const TRIGGERS: [(&str, usize); 19] = [
 /// The index of `credential in an option or variable` in [`PATTERNS`].
 const OPTION: usize = 8;
 
+// A DFA, like the log-line scanner's (`parse::logline`): one kind of
+// automaton linked, not two.
 static TRIGGER_SCAN: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
+        .kind(Some(AhoCorasickKind::DFA))
         .build(TRIGGERS.iter().map(|(word, _)| word))
         .ok()
 });
