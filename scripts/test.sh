@@ -3,9 +3,10 @@
 # (scripts/setup.sh test). Stops at the first failing step and exits non-zero.
 #
 #   formatting, clippy (native and wasm32), native tests (core, CLI, golden
-#   examples), the wasm package's tests in headless Chromium and Firefox, its
-#   npm build and TypeScript declarations, the web page's release build, and
-#   the browser end-to-end test of that page.
+#   examples), the wasm package's tests and the web page's component tests in
+#   headless Chromium and Firefox, the package's npm build and TypeScript
+#   declarations, the web page's release build, and the browser end-to-end
+#   test of that page.
 #
 # All cargo builds share ./target (or $CARGO_TARGET_DIR).
 set -euo pipefail
@@ -98,6 +99,13 @@ run "wasm-pack test (headless Chromium)" \
 run "wasm-pack test (headless Firefox)" \
     wasm-pack test --mode no-install --headless --firefox --geckodriver "$GECKODRIVER" \
     crates/hindsight-wasm --locked
+# The page's components mounted in the same browsers (web/src/tests.rs).
+run "wasm-pack test web (headless Chromium)" \
+    wasm-pack test --mode no-install --headless --chrome --chromedriver "$CHROMEDRIVER" \
+    web --locked
+run "wasm-pack test web (headless Firefox)" \
+    wasm-pack test --mode no-install --headless --firefox --geckodriver "$GECKODRIVER" \
+    web --locked
 run "npm package (wasm-pack build, .d.ts, Node)" npm_package
 if [ -f Trunk.toml ] && [ -f web/index.html ]; then
     run "trunk build --release" trunk build --release

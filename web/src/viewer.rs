@@ -136,6 +136,7 @@ pub(crate) fn SourceViewer(
     let scroll_top = RwSignal::new(0.0f64);
     let view_height = RwSignal::new(480.0f64);
     let scroller = NodeRef::<Div>::new();
+    let spacer_div = NodeRef::<Div>::new();
     // Line indexes are made when a source is first shown, not all at once
     // when the results arrive (a 100 MB log's index is a noticeable task).
     let cache: StoredValue<Vec<Option<Arc<Lines>>>> = StoredValue::new(vec![None; sources.len()]);
@@ -173,6 +174,18 @@ pub(crate) fn SourceViewer(
         if let Some(element) = scroller.get_untracked() {
             let height = f64::from(element.client_height()).max(LINE_PX);
             let top = scroll_for(target.line_start.saturating_sub(1) as usize, height, count);
+            // The view redraws the spacer for the new source only after this
+            // effect, and the browser clamps the scroll to the spacer it has:
+            // a jump into another source past the end of the one shown would
+            // land short, and its scroll event would draw the wrong lines.
+            // So the spacer gets its new height first.
+            if let Some(spacer) = spacer_div.get_untracked() {
+                // By path: the Leptos prelude's `ElementExt::style` shadows it.
+                let _ = web_sys::HtmlElement::style(&spacer).set_property(
+                    "height",
+                    &format!("{}px", window(top, height, count).spacer),
+                );
+            }
             element.set_scroll_top(top as i32);
             scroll_top.set(top);
             element.scroll_into_view();
@@ -268,7 +281,7 @@ pub(crate) fn SourceViewer(
                     }
                 }
             >
-                <div class="viewer-spacer" style:height=spacer>
+                <div class="viewer-spacer" node_ref=spacer_div style:height=spacer>
                     <div class="viewer-rows" style:transform=offset>
                         {rows}
                     </div>

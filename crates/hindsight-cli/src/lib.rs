@@ -345,7 +345,9 @@ fn analyze(args: &AnalyzeArgs, io: &mut Io<'_>) -> Result<u8> {
         AnalyzeFormat::Json => {
             // Written as it is serialized: a big session's report need not
             // exist twice (as data and as text) at once.
-            let mut out = std::io::BufWriter::new(&mut *io.stdout);
+            // 64 KiB writes: a big report is thousands of them, not tens
+            // of thousands.
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
             serde_json::to_writer_pretty(&mut out, &report)?;
             out.write_all(b"\n")?;
             out.flush()?;

@@ -11,9 +11,14 @@ use hindsight_core::{Format, Source};
 /// no more than this either).
 const HEAD: usize = 64 * 1024;
 
+/// The read size: small enough that a chunk is still in the CPU's cache
+/// when the condenser reads it (a 1 MiB buffer made the kernel's copy and
+/// the condenser's first pass over it each miss the cache).
+const CHUNK: usize = 128 * 1024;
+
 /// Reads one input. `forced` is the user's `--input-format`, if any.
 pub fn read_source(name: String, reader: impl Read, forced: Option<Format>) -> io::Result<Source> {
-    let mut reader = BufReader::with_capacity(1 << 20, reader);
+    let mut reader = BufReader::with_capacity(CHUNK, reader);
     let mut head = Vec::with_capacity(HEAD);
     (&mut reader).take(HEAD as u64).read_to_end(&mut head)?;
     let format =
@@ -32,46 +37,80 @@ pub fn read_source(name: String, reader: impl Read, forced: Option<Format>) -> i
     Ok(source)
 }
 
-/// Streams a JSONL file through the condenser, one line at a time.
-fn condensed(reader: impl Read) -> io::Result<Source> {
-    let mut reader = BufReader::with_capacity(1 << 20, reader);
-    let mut condenser = Condenser::new();
-    let mut text = String::new();
-    let mut line = Vec::new();
-    let mut offset: u64 = 0;
-    let mut invalid_utf8_at = None;
+/// Streams a JSONL file through the condenser, one line at a time. A line
+/// is condensed where it lies in the reader's buffer; only one that spans
+/// two reads is copied first.
+fn condensed(mut reader: impl BufRead) -> io::Result<Source> {
+    let mut lines = Lines {
+        condenser: Condenser::new(),
+        text: String::new(),
+        offset: 0,
+        invalid_utf8_at: None,
+    };
+    // The start of a line that runs past the buffer.
+    let mut partial = Vec::new();
     loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
             break;
         }
-        let ends_line = line.last() == Some(&b'\n');
-        if ends_line {
-            line.pop();
-        }
-        let length = line.len() as u64 + u64::from(ends_line);
-        let decoded = match std::str::from_utf8(&line) {
-            Ok(valid) => std::borrow::Cow::Borrowed(valid),
-            Err(error) => {
-                let at = offset + error.valid_up_to() as u64;
-                invalid_utf8_at.get_or_insert(usize::try_from(at).unwrap_or(usize::MAX));
-                condenser.note_invalid_utf8(at);
-                String::from_utf8_lossy(&line)
+        let mut used = 0;
+        for end in memchr::memchr_iter(b'\n', buffer) {
+            if partial.is_empty() {
+                lines.line(&buffer[used..end], true);
+            } else {
+                partial.extend_from_slice(&buffer[used..end]);
+                lines.line(&partial, true);
+                partial.clear();
             }
-        };
-        text.push_str(&condenser.line(&decoded));
-        if ends_line {
-            text.push('\n');
+            used = end + 1;
         }
-        offset += length;
+        partial.extend_from_slice(&buffer[used..]);
+        let length = buffer.len();
+        reader.consume(length);
     }
-    let mut info = condenser.finish();
+    if !partial.is_empty() {
+        lines.line(&partial, false);
+    }
+    // What doubling left unused is never touched, but it is still asked of
+    // the allocator; give it back.
+    lines.text.shrink_to_fit();
+    let mut info = lines.condenser.finish();
     // The condenser counts a newline after every line; the last may have none.
-    info.original_bytes = offset;
-    let mut source = Source::new(String::new(), text);
-    source.invalid_utf8_at = invalid_utf8_at;
+    info.original_bytes = lines.offset;
+    let mut source = Source::new(String::new(), lines.text);
+    source.invalid_utf8_at = lines.invalid_utf8_at;
     source.condensed = Some(info);
     Ok(source)
+}
+
+/// The condensed text so far, and where the original is.
+struct Lines {
+    condenser: Condenser,
+    text: String,
+    offset: u64,
+    invalid_utf8_at: Option<usize>,
+}
+
+impl Lines {
+    /// Condenses one line (without its `\n`, which `ends_line` says it had).
+    fn line(&mut self, line: &[u8], ends_line: bool) {
+        let decoded = match std::str::from_utf8(line) {
+            Ok(valid) => std::borrow::Cow::Borrowed(valid),
+            Err(error) => {
+                let at = self.offset + error.valid_up_to() as u64;
+                self.invalid_utf8_at
+                    .get_or_insert(usize::try_from(at).unwrap_or(usize::MAX));
+                self.condenser.note_invalid_utf8(at);
+                String::from_utf8_lossy(line)
+            }
+        };
+        self.text.push_str(&self.condenser.line(&decoded));
+        if ends_line {
+            self.text.push('\n');
+        }
+        self.offset += line.len() as u64 + u64::from(ends_line);
+    }
 }
 
 #[cfg(test)]
@@ -95,6 +134,30 @@ mod tests {
             hindsight_core::analyze(&[streamed]).to_json(),
             hindsight_core::analyze(&[whole]).to_json()
         );
+    }
+
+    #[test]
+    fn lines_longer_than_a_read_and_a_last_line_without_newline() {
+        let big = format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"r","content":"{}"}}]}}}}"#,
+            "y".repeat(3 * CHUNK)
+        );
+        let session = format!("{SESSION}{big}\n{SESSION}{}", SESSION.trim_end());
+        let streamed = read_source("s.jsonl".into(), session.as_bytes(), None).expect("read");
+        let info = streamed.condensed.clone().expect("condensed");
+        assert_eq!(info.original_bytes, session.len() as u64);
+        assert_eq!(streamed.text.lines().count(), session.lines().count());
+        assert!(!streamed.text.ends_with('\n'));
+        let whole = Source::new("s.jsonl", session.clone());
+        let (streamed, whole) = (
+            hindsight_core::analyze(&[streamed]),
+            hindsight_core::analyze(&[whole]),
+        );
+        // Diagnostics differ: a whole text's long lines are noted before
+        // condensing, a streamed file's only when they are not records.
+        assert_eq!(streamed.sources, whole.sources);
+        assert_eq!(streamed.checkpoints, whole.checkpoints);
+        assert_eq!(streamed.checkpoints.len(), 3);
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! base64 screenshots, thinking blocks and their signatures. The condenser
 //! rewrites each JSON record to just what the Claude Code parser reads (record
 //! type, time, text blocks, shell commands and their results, background-shell
-//! polls), one output line per input line. Line numbers, and so every piece of
+//! polls), one output line per input line. Other tools' calls and results go
+//! whole, and so do the ids every record repeats (`parentUuid`, `sessionId`,
+//! the message's `id` and `role`): detection needs a session id only on a
+//! record without a message (stream-json's `system` and `result` lines). Line numbers, and so every piece of
 //! evidence, stay the same; byte offsets do not, which is why a condensed
 //! [`crate::Source`] remembers its original size.
 //!
@@ -161,11 +164,7 @@ impl Condenser {
                         .collect(),
                 ),
             });
-            CondensedMessage {
-                id: message.id,
-                role: message.role,
-                content,
-            }
+            CondensedMessage { content }
         });
         let structured = record.tool_use_result.or(record.tool_use_result_snake);
         let structured = if needs_structured {
@@ -186,13 +185,17 @@ impl Condenser {
                 }
             }
         }
+        // A record with a message is told by it; one without keeps what
+        // detection reads instead.
+        let ids = message.is_none();
         Condensed {
             kind: record.kind,
             timestamp: record.timestamp,
-            parent_uuid: record.parent_uuid,
-            session_id: record.session_id,
-            session_id_snake: record.session_id_snake,
-            is_sidechain: record.is_sidechain,
+            parent_uuid: record.parent_uuid.filter(|_| ids),
+            session_id: record.session_id.filter(|_| ids),
+            session_id_snake: record.session_id_snake.filter(|_| ids),
+            // Only a sub-agent's records say so; `false` is the default.
+            is_sidechain: record.is_sidechain.filter(|&sidechain| sidechain),
             summary: record.summary,
             message,
             tool_use_result: structured,
@@ -222,14 +225,18 @@ impl Condenser {
                         self.poll_calls.insert(id.to_string());
                     }
                 }
-                if !shell && let Some(input) = block.input {
-                    dropped.push(input.get());
+                if !shell {
+                    // Another tool (Read, Edit…): the parser ignores it.
+                    if let Some(input) = block.input {
+                        dropped.push(input.get());
+                    }
+                    return None;
                 }
                 Some(CondensedBlock {
                     kind: block.kind,
                     id: block.id,
                     name: block.name,
-                    input: if shell { block.input } else { None },
+                    input: block.input,
                     ..CondensedBlock::default()
                 })
             }
@@ -239,14 +246,19 @@ impl Condenser {
                 // A shell's `toolUseResult` repeats its result; only a
                 // poll's is read (its `stdout` and `exitCode`).
                 *needs_structured |= self.poll_calls.remove(id);
-                if !keep && let Some(content) = block.content {
-                    dropped.push(content.get());
+                if !keep {
+                    // The result of another tool, or of an unknown call.
+                    if let Some(content) = block.content {
+                        dropped.push(content.get());
+                    }
+                    return None;
                 }
                 Some(CondensedBlock {
                     kind: block.kind,
                     tool_use_id: block.tool_use_id,
-                    content: if keep { block.content } else { None },
-                    is_error: block.is_error,
+                    content: block.content,
+                    // `false` is what the parser assumes without it.
+                    is_error: block.is_error.filter(|&error| error),
                     ..CondensedBlock::default()
                 })
             }
@@ -284,10 +296,6 @@ struct Record<'a> {
 
 #[derive(Deserialize)]
 struct Message<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    role: Option<&'a RawValue>,
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
 }
@@ -410,10 +418,6 @@ struct Condensed<'a> {
 #[derive(Serialize)]
 struct CondensedMessage<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    role: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     content: Option<CondensedContent<'a>>,
 }
 
@@ -470,12 +474,27 @@ mod tests {
         ]);
         assert_eq!(
             out[0],
-            r#"{"type":"assistant","timestamp":"t1","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"nvidia-smi","description":"GPUs"}},{"type":"tool_use","id":"b","name":"Read"}]}}"#
+            r#"{"type":"assistant","timestamp":"t1","message":{"content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"nvidia-smi","description":"GPUs"}}]}}"#
         );
         assert_eq!(
             out[1],
-            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"GPU 0: free","is_error":false},{"type":"tool_result","tool_use_id":"b"}]}}"#
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"GPU 0: free"}]}}"#
         );
+    }
+
+    #[test]
+    fn ids_stay_only_where_detection_needs_them() {
+        let out = condense(&[
+            r#"{"type":"system","subtype":"init","session_id":"s1","tools":["Bash","Read","Edit","Write","Grep","Glob"],"model":"claude-sonnet-4-5"}"#,
+            r#"{"type":"user","parentUuid":"p","sessionId":"s","isSidechain":true,"cwd":"/home/someone/a/long/path","message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"user","parentUuid":"p","sessionId":"s","isSidechain":false,"cwd":"/home/someone/a/long/path","message":{"role":"user","content":"hi"}}"#,
+        ]);
+        assert_eq!(out[0], r#"{"type":"system","session_id":"s1"}"#);
+        assert_eq!(
+            out[1],
+            r#"{"type":"user","isSidechain":true,"message":{"content":"hi"}}"#
+        );
+        assert_eq!(out[2], r#"{"type":"user","message":{"content":"hi"}}"#);
     }
 
     #[test]

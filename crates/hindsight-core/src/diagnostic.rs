@@ -57,34 +57,85 @@ pub const LONG_LINE: usize = 64 * 1024;
 /// Checks a text for things worth a diagnostic before parsing: NUL bytes
 /// (binary input) and overlong lines. Each is reported once, with its line.
 pub fn scan_text(text: &str, source: SourceId) -> Vec<Diagnostic> {
+    // Whole-text SIMD searches, not a pass per line: this runs on every
+    // source, and a pasted log can be a hundred megabytes.
+    let bytes = text.as_bytes();
+    let line_number = |at: usize| {
+        let before = memchr::memchr_iter(b'\n', &bytes[..at.min(bytes.len())]).count();
+        u32::try_from(before + 1).unwrap_or(u32::MAX)
+    };
     let mut diagnostics = Vec::new();
-    let mut nul_reported = false;
-    let mut long_reported = false;
-    for (number, (_, line)) in crate::source::lines_with_offsets(text).enumerate() {
-        let line_number = u32::try_from(number + 1).unwrap_or(u32::MAX);
-        if !nul_reported && line.contains('\0') {
-            nul_reported = true;
-            diagnostics.push(Diagnostic::warning(
-                source,
-                Some(line_number),
-                "NUL bytes: this looks like binary data; it was read as text",
-            ));
-        }
-        if !long_reported && line.len() > LONG_LINE {
-            long_reported = true;
-            diagnostics.push(Diagnostic::warning(
-                source,
-                Some(line_number),
-                format!(
-                    "line is {} bytes long; only its first {} KiB were examined",
-                    line.len(),
-                    LONG_LINE / 1024
-                ),
-            ));
-        }
-        if nul_reported && long_reported {
-            break;
+    if let Some(at) = memchr::memchr(0, bytes) {
+        diagnostics.push(Diagnostic::warning(
+            source,
+            Some(line_number(at)),
+            "NUL bytes: this looks like binary data; it was read as text",
+        ));
+    }
+    // A line longer than LONG_LINE has no newline in the LONG_LINE + 1
+    // bytes after its start: jump from line start to the last newline of
+    // each such window, a few hundred searches for a 100 MB log.
+    let mut start = 0;
+    while bytes.len() - start > LONG_LINE {
+        let window = &bytes[start..=start + LONG_LINE];
+        match memchr::memrchr(b'\n', window) {
+            Some(at) => start += at + 1,
+            None => {
+                let end =
+                    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |at| start + at);
+                let line = &bytes[start..end];
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if line.len() > LONG_LINE {
+                    diagnostics.push(Diagnostic::warning(
+                        source,
+                        Some(line_number(start)),
+                        format!(
+                            "line is {} bytes long; only its first {} KiB were examined",
+                            line.len(),
+                            LONG_LINE / 1024
+                        ),
+                    ));
+                    break;
+                }
+                // Exactly LONG_LINE + 1 bytes with its `\r`: not too long.
+                start = end + 1;
+            }
         }
     }
+    // In line order, as a reader meets them.
+    diagnostics.sort_by_key(|d| d.line);
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn long_line(text: &str) -> Option<u32> {
+        scan_text(text, 0)
+            .into_iter()
+            .find(|d| d.message.contains("bytes long"))
+            .and_then(|d| d.line)
+    }
+
+    #[test]
+    fn long_lines_are_found_at_the_limit_and_not_before() {
+        let at_limit = "x".repeat(LONG_LINE);
+        let over = "y".repeat(LONG_LINE + 1);
+        assert_eq!(long_line(&format!("a\n{at_limit}\nb\n")), None);
+        assert_eq!(long_line(&format!("a\r\n{at_limit}\r\nb\r\n")), None);
+        assert_eq!(long_line(&format!("a\nb\n{over}\nc\n")), Some(3));
+        assert_eq!(long_line(&format!("a\nb\n{over}")), Some(3));
+        assert_eq!(long_line(&over), Some(1));
+        let many = "short line\n".repeat(20_000);
+        assert_eq!(long_line(&format!("{many}{over}\n{many}")), Some(20_001));
+        assert_eq!(long_line(&format!("{many}{at_limit}\n{many}")), None);
+    }
+
+    #[test]
+    fn nul_bytes_are_reported_on_their_line() {
+        let found = scan_text("a\nb\0c\nd", 0);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].line, Some(2));
+    }
 }

@@ -94,10 +94,8 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
             (format, detected, result)
         })
         .collect();
-    let timeline = timeline::build(&prepared_refs, &parsed);
-    // The timeline holds what rules need; the events' copies of every output
-    // can go before the report is built.
-    drop(parsed);
+    // The timeline takes the events: their outputs move into it.
+    let timeline = timeline::build(&prepared_refs, parsed);
     let findings = rules::run(&timeline, config);
-    report::build(&prepared_refs, &timeline, &findings, &diagnostics)
+    report::build(&prepared_refs, timeline, &findings, &diagnostics)
 }

@@ -6,7 +6,8 @@
 //! order). The exit status is only text: `Exit code N` on the result's first
 //! line, or `is_error`. Background shells report later through `BashOutput`
 //! polls. Thinking blocks are not claims; compaction summaries are prose, never
-//! evidence. Unknown record types are kept as [`EventKind::Unrecognized`].
+//! evidence. A sidechain record (`isSidechain: true`) is a sub-agent's, so
+//! its commands are the sub-agent's. Unknown record types are kept as [`EventKind::Unrecognized`].
 
 use std::collections::HashMap;
 
@@ -54,7 +55,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             continue;
         }
         match serde_json::from_str::<Value>(json) {
-            Ok(record) => state.record(&record, span),
+            Ok(mut record) => state.record(&mut record, span),
             Err(error) => {
                 state.parsed.diagnostics.push(Diagnostic::warning(
                     source,
@@ -68,6 +69,8 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             }
         }
     }
+    // Held while the timeline is built from them.
+    state.parsed.events.shrink_to_fit();
     state.parsed
 }
 
@@ -93,7 +96,7 @@ impl State {
         self.parsed.events.len() - 1
     }
 
-    fn record(&mut self, record: &Value, span: Span) {
+    fn record(&mut self, record: &mut Value, span: Span) {
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
         let time = record
             .get("timestamp")
@@ -123,6 +126,11 @@ impl State {
     }
 
     fn assistant(&mut self, record: &Value, span: Span, time: Option<String>) {
+        let actor = if record.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+            Actor::SubAgent
+        } else {
+            Actor::Agent
+        };
         let Some(content) = record.pointer("/message/content") else {
             self.push(span, EventKind::Unrecognized);
             return;
@@ -157,14 +165,14 @@ impl State {
                         },
                     );
                 }
-                Some("tool_use") => self.tool_use(block, span, time.clone()),
+                Some("tool_use") => self.tool_use(block, span, time.clone(), actor),
                 // Thinking is private reasoning, not a claim.
                 _ => {}
             }
         }
     }
 
-    fn tool_use(&mut self, block: &Value, span: Span, time: Option<String>) {
+    fn tool_use(&mut self, block: &Value, span: Span, time: Option<String>, actor: Actor) {
         let name = block.get("name").and_then(Value::as_str).unwrap_or("");
         let id = block
             .get("id")
@@ -184,7 +192,7 @@ impl State {
                 span,
                 EventKind::Command {
                     text: command.to_owned(),
-                    actor: Actor::Agent,
+                    actor,
                     prompt_host: None,
                     time,
                     background,
@@ -204,14 +212,16 @@ impl State {
         }
     }
 
-    fn user(&mut self, record: &Value, span: Span) {
-        let content = record.pointer("/message/content");
+    fn user(&mut self, record: &mut Value, span: Span) {
+        // Taken out, so a tool's output moves into its event uncopied.
+        let content = record.pointer_mut("/message/content").map(Value::take);
+        let record = &*record;
         match content {
-            Some(Value::String(text)) => self.user_text(text, record, span),
+            Some(Value::String(text)) => self.user_text(&text, record, span),
             Some(Value::Array(blocks)) => {
-                for block in blocks {
+                for mut block in blocks {
                     match block.get("type").and_then(Value::as_str) {
-                        Some("tool_result") => self.tool_result(block, record, span),
+                        Some("tool_result") => self.tool_result(&mut block, record, span),
                         Some("text") => {
                             let text = block.get("text").and_then(Value::as_str).unwrap_or("");
                             self.user_text(text, record, span);
@@ -285,12 +295,12 @@ impl State {
         }
     }
 
-    fn tool_result(&mut self, block: &Value, record: &Value, span: Span) {
+    fn tool_result(&mut self, block: &mut Value, record: &Value, span: Span) {
+        let text = result_text(block.get_mut("content").map(Value::take));
         let id = block
             .get("tool_use_id")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let text = result_text(block.get("content"));
         let is_error = block
             .get("is_error")
             .and_then(Value::as_bool)
@@ -312,6 +322,7 @@ impl State {
                 return;
             }
             let (exit_code, body) = split_exit_code(&text);
+            let body = text.len() - body.len();
             if text.contains("<persisted-output>") {
                 self.parsed.diagnostics.push(Diagnostic::info(
                     span.source,
@@ -323,7 +334,13 @@ impl State {
                 span,
                 EventKind::Output {
                     command,
-                    text: Some(body.to_owned()),
+                    // The body is the text's end: moved, or copied only
+                    // when an exit status came before it.
+                    text: Some(if body == 0 {
+                        text
+                    } else {
+                        text.get(body..).unwrap_or_default().to_owned()
+                    }),
                     exit_code,
                     is_error,
                 },
@@ -361,9 +378,9 @@ impl State {
 }
 
 /// The text of a tool result: a string, or a list of text blocks.
-fn result_text(content: Option<&Value>) -> String {
+fn result_text(content: Option<Value>) -> String {
     match content {
-        Some(Value::String(text)) => text.clone(),
+        Some(Value::String(text)) => text,
         Some(Value::Array(blocks)) => blocks
             .iter()
             .filter_map(|b| b.get("text").and_then(Value::as_str))
@@ -373,7 +390,8 @@ fn result_text(content: Option<&Value>) -> String {
     }
 }
 
-/// Splits `Exit code N\n…` (Claude Code ≥ 2.0) into the code and the output.
+/// Splits `Exit code N\n…` (Claude Code ≥ 2.0) into the code and the output
+/// (always the text's end).
 fn split_exit_code(text: &str) -> (Option<i32>, &str) {
     let text_without_error = text.strip_prefix("Error: ").unwrap_or(text);
     if let Some(rest) = text_without_error.strip_prefix("Exit code ") {
@@ -445,6 +463,30 @@ mod tests {
             events(text),
             ["cmd Agent vllm serve m", "out 0 None INFO started"]
         );
+    }
+
+    #[test]
+    fn sidechain_commands_are_the_sub_agents() {
+        let text = r#"{"type":"assistant","isSidechain":false,"message":{"content":[{"type":"tool_use","id":"a","name":"Task","input":{"prompt":"check the GPUs"}},{"type":"tool_use","id":"b","name":"Bash","input":{"command":"echo main"}}]}}
+{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"c","name":"Bash","input":{"command":"nvidia-smi"}}]}}
+"#;
+        let actors: Vec<Actor> = parse(text, 0)
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Command { actor, .. } => Some(*actor),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(actors, [Actor::Agent, Actor::SubAgent]);
+        // Condensing keeps the mark, and the report names the actor.
+        let report = crate::analyze(&[crate::Source::new("s.jsonl", text)]);
+        let shown: Vec<&str> = report
+            .checkpoints
+            .iter()
+            .map(|c| c.actor.as_str())
+            .collect();
+        assert_eq!(shown, ["agent", "sub-agent"]);
     }
 
     #[test]

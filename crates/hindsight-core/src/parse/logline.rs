@@ -363,7 +363,8 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("server config", SETTINGS),
     ("starting llama server", SETTINGS | WEIGHTS),
     ("starting runner", SETTINGS | WEIGHTS),
-    ("srv", SETTINGS),
+    ("loading model '", SETTINGS),
+    (".gguf", SETTINGS),
     ("llama_model_loader", SETTINGS),
     ("CUDA out of memory", FAILURE),
     ("OutOfMemoryError", FAILURE),
@@ -381,12 +382,13 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("ddress already in use", FAILURE),
     ("EADDRINUSE", FAILURE),
     ("Errno 98", FAILURE),
-    ("Only one usage of each socket", FAILURE),
+    ("Only one usage of each socket address", FAILURE),
     ("couldn't bind", FAILURE),
     ("Killed", FAILURE),
     ("killed", FAILURE),
     ("SIGKILL", FAILURE),
-    ("137", FAILURE),
+    ("code 137", FAILURE),
+    ("exitcode=137", FAILURE),
     ("signal 9", FAILURE),
     ("EngineDead", FAILURE),
     ("initialization failed", FAILURE),
@@ -434,8 +436,10 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("KV-cache blocks:", KV),
     ("llama_kv_cache", KV),
     ("paged KV cache", KV),
-    ("raph", GRAPH),
-    ("GRAPH", GRAPH),
+    // Every graph template says capture or capturing; `cuda graph: True`
+    // in each SGLang batch line does not.
+    ("aptur", GRAPH),
+    ("APTUR", GRAPH),
     ("Uvicorn running on", BIND),
     ("Starting vLLM", BIND),
     ("Started HTTPService at", BIND),
@@ -1023,23 +1027,62 @@ pub fn rank_in_text(line: &str) -> Option<String> {
     (!normalized.is_empty()).then(|| normalized.to_owned())
 }
 
-/// Parses a whole server log: one event per line, or per `\r`-separated
-/// progress update within a line. Hard-wrapped continuation lines and TGI's
+/// Parses a whole server log. Each line (or `\r`-separated progress update
+/// within a line) is read; hard-wrapped continuation lines and TGI's
 /// multi-line `Args {…}` are joined to the line they continue, so a wrapped
-/// signal is still read; the event then spans every piece.
+/// signal is still read, and the event then spans every piece.
+///
+/// Events are kept only for lines that tell the lifecycle something: a
+/// signal, a rank tag not seen before, the first served request after each
+/// other signal (later ones repeat what it said), and the last line (where
+/// the log stops). A long log is mostly batch, access and metrics lines that
+/// say none of this, so memory follows what the log says, not its length,
+/// and most lines are never classified in full: one scan of the whole text
+/// finds the lines holding a template's literal, and the others only have
+/// their rank tag read, by hand. [`Lifecycle`](crate::timeline::Lifecycle)
+/// built from these events equals one built from every line (a test holds
+/// this on every example log).
 pub fn parse_log(text: &str, source: usize) -> Parsed {
-    let mut parsed = Parsed::default();
+    read_log(Sink::new(text, source, false))
+}
+
+/// [`parse_log`] with an event for every line: the plain reading the fast
+/// one is held equal to (the lifecycle from both must agree).
+#[doc(hidden)]
+pub fn parse_log_every_line(text: &str, source: usize) -> Parsed {
+    read_log(Sink::new(text, source, true))
+}
+
+fn read_log(mut sink: Sink<'_>) -> Parsed {
+    let text = sink.text;
     let mut block: Option<Block> = None;
     for (offset, line) in lines_with_offsets(text) {
         let examined = &line[..floor_char_boundary(line, LONG_LINE)];
+        let end = offset + examined.len();
+        let has_cr = sink.carriage_return.hit(offset, end, |from| {
+            memchr::memchr(b'\r', &text.as_bytes()[from..]).map(|at| from + at)
+        });
         if let Some(open) = block.as_mut()
-            && open.takes(examined)
+            && open.takes(examined, has_cr)
         {
             open.push(offset, examined);
             continue;
         }
         if let Some(done) = block.take() {
-            done.emit(&mut parsed, source);
+            done.emit(&mut sink);
+        }
+        let ansi = sink.has_ansi(offset, end);
+        if !has_cr {
+            // Blank lines say nothing; an ASCII first byte that is not a
+            // space settles it without trimming the line.
+            let plain_start = examined
+                .as_bytes()
+                .first()
+                .is_some_and(|b| b.is_ascii() && !b.is_ascii_whitespace());
+            if plain_start || !examined.trim().is_empty() {
+                block = Some(Block::new(offset, examined, ansi));
+            }
+            continue;
         }
         // tqdm redraws a bar with `\r`: each redraw is one update.
         let mut segment_start = 0;
@@ -1052,20 +1095,449 @@ pub fn parse_log(text: &str, source: usize) -> Parsed {
             }
             if index + 1 == segments {
                 // The last segment may continue on the next lines.
-                block = Some(Block::new(start, segment));
+                block = Some(Block::new(start, segment, ansi));
             } else {
-                let clean = strip_ansi(segment);
-                parsed.events.push(Event {
-                    span: Span::new(source, start, start + segment.len()),
-                    kind: EventKind::Log(classify(&clean)),
-                });
+                sink.piece(start, segment, ansi);
             }
         }
     }
     if let Some(done) = block.take() {
-        done.emit(&mut parsed, source);
+        done.emit(&mut sink);
     }
-    parsed
+    sink.finish()
+}
+
+/// Where the next occurrence of something is, searched lazily and only
+/// forward: lines are visited in order, so each byte of the text is
+/// scanned once per searcher, however many lines ask.
+struct NextHit {
+    /// No occurrence in `from..at`; `at` is one (or `usize::MAX`: none left).
+    from: usize,
+    at: usize,
+}
+
+impl NextHit {
+    fn new() -> NextHit {
+        NextHit {
+            from: usize::MAX,
+            at: 0,
+        }
+    }
+
+    /// Whether an occurrence starts in `start..end`.
+    fn hit(
+        &mut self,
+        start: usize,
+        end: usize,
+        search: impl FnOnce(usize) -> Option<usize>,
+    ) -> bool {
+        if !(self.from <= start && self.at >= start) {
+            self.at = search(start).unwrap_or(usize::MAX);
+            self.from = start;
+        }
+        self.at < end
+    }
+}
+
+/// Lifecycle templates split by how often their lines come: routine ones
+/// (served requests, speculative accept rates) fill a serving log, so they
+/// are looked for only while the lifecycle still wants one.
+#[cfg(test)]
+fn is_routine(group: u16) -> bool {
+    group & (REQUEST | ACCEPT) == group
+}
+
+/// Literals searched over a whole log to find the lines that may hold a
+/// rare (not routine) template: every rare trigger in [`TRIGGERS`] holds at
+/// least one of them (a test checks), so a line without any holds no
+/// trigger. Fewer and shorter than the triggers themselves, because a SIMD
+/// search (Teddy) slows with each literal; none is common in routine lines
+/// (`KV cache` is not one: vLLM's metrics line says `GPU KV cache usage`).
+/// `ank` finds the rank tags written in a message (NCCL, MPI, `rank=`).
+const RARE_LITERALS: &[&str] = &[
+    "emory",
+    "rror",
+    "xception",
+    "ailed",
+    "NCCL",
+    "nccl",
+    "Watchdog",
+    "ddress",
+    "INUSE",
+    "Errno",
+    "bind",
+    "illed",
+    "KILL",
+    "code 137",
+    "code=137",
+    "signal 9",
+    "EngineDead",
+    "died",
+    "Shard",
+    "Webserver",
+    "terminated",
+    "Traceback",
+    "sigquit",
+    "Child",
+    "rgs",
+    "Namespace",
+    "config",
+    "oading model",
+    "load model",
+    ".gguf",
+    "llama_",
+    "shards:",
+    "vLLM",
+    "build: ",
+    "TensorRT-LLM version",
+    "torch distributed",
+    "world",
+    "MPI size",
+    "oad weight",
+    "tarting",
+    "drafter",
+    "Detected",
+    "took",
+    "started in",
+    "model loaded",
+    "Loaded engine",
+    "KV Cache is allocated",
+    "KV cache size",
+    "paged KV cache",
+    "GPU blocks",
+    "KV-cache",
+    "aptur",
+    "APTUR",
+    "Uvicorn",
+    "HTTPService",
+    "is listening",
+    "Listening on",
+    "startup complete",
+    "ready to roll",
+    "Connected",
+    "ank",
+];
+
+/// A set of literals searched over a whole text: Teddy (SIMD) where the
+/// platform has it, else Aho-Corasick (wasm32 has no Teddy).
+struct Literals {
+    packed: Option<aho_corasick::packed::Searcher>,
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl Literals {
+    fn new(needles: &[&str]) -> Literals {
+        let packed = aho_corasick::packed::Config::new()
+            .builder()
+            .extend(needles)
+            .build();
+        let automaton = match packed {
+            Some(_) => None,
+            None => aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(needles)
+                .ok(),
+        };
+        Literals { packed, automaton }
+    }
+
+    /// The first occurrence at or after `from`, as (start, end). Without
+    /// any searcher everything is a candidate: slower, same answers.
+    fn find(&self, text: &str, from: usize) -> Option<(usize, usize)> {
+        let span = aho_corasick::Span::from(from..text.len());
+        if let Some(packed) = &self.packed {
+            return packed.find_in(text, span).map(|m| (m.start(), m.end()));
+        }
+        if let Some(automaton) = &self.automaton {
+            return automaton
+                .find(aho_corasick::Input::new(text).span(span))
+                .map(|m| (m.start(), m.end()));
+        }
+        (from < text.len()).then_some((from, from))
+    }
+}
+
+/// [`RARE_LITERALS`] in groups of 16: Teddy slows sharply past that many
+/// literals (false candidates in its buckets), so four quick passes beat
+/// one slow one. One group where there is no Teddy.
+static RARE_SCANS: LazyLock<Vec<Literals>> = LazyLock::new(|| {
+    let groups: Vec<Literals> = RARE_LITERALS.chunks(16).map(Literals::new).collect();
+    if groups.iter().all(|group| group.packed.is_some()) {
+        groups
+    } else {
+        vec![Literals::new(RARE_LITERALS)]
+    }
+});
+
+/// The request templates' literals.
+static REQUEST_SCAN: LazyLock<Literals> = LazyLock::new(|| {
+    let needles: Vec<&str> = TRIGGERS
+        .iter()
+        .filter(|(_, group)| *group == REQUEST)
+        .map(|(needle, _)| *needle)
+        .collect();
+    Literals::new(&needles)
+});
+
+/// What a rank tag is written with: `TPn`, `DPn`, `PPn`, `EPn`, `ATTN_CPn`,
+/// `pid=` (vLLM's process tags), `RANK`, `rank`.
+static RANK_SCAN: LazyLock<Literals> =
+    LazyLock::new(|| Literals::new(&["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank"]));
+
+/// The first rank-like literal at or after `from`: the two-letter ones
+/// count only before a digit (`TP3`, not `HTTP/1.1`).
+fn find_rank_literal(text: &str, mut from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    while let Some((start, end)) = RANK_SCAN.find(text, from) {
+        let before_digit = bytes
+            .get(end)
+            .is_some_and(|b| b.is_ascii_digit() || !b.is_ascii());
+        if end - start > 2 || before_digit || end == start {
+            return Some(start);
+        }
+        from = start + 1;
+    }
+    None
+}
+
+/// Collects a log's events under the keeping policy of [`parse_log`].
+struct Sink<'t> {
+    text: &'t str,
+    source: usize,
+    events: Vec<Event>,
+    carriage_return: NextHit,
+    escape: NextHit,
+    residue: NextHit,
+    /// One per group of [`RARE_SCANS`].
+    rare: Vec<NextHit>,
+    request: NextHit,
+    accept: NextHit,
+    /// No served request was kept since the latest other signal.
+    want_request: bool,
+    /// No speculative accept rate was kept yet.
+    want_accept: bool,
+    rank_literal: NextHit,
+    ranks: std::collections::HashSet<String>,
+    aux_ranks: std::collections::HashSet<String>,
+    /// Tag keys whose ranks are known to be seen, and the latest such key
+    /// (consecutive lines mostly share it).
+    known: std::collections::HashSet<TagKey<'t>>,
+    last_known: Option<TagKey<'t>>,
+    /// The latest piece not kept (a single line or segment): kept at the
+    /// end if it is the log's last.
+    unkept: Option<(usize, usize)>,
+    /// Classify and keep every line (the reference reading).
+    every_line: bool,
+}
+
+impl<'t> Sink<'t> {
+    fn new(text: &'t str, source: usize, every_line: bool) -> Sink<'t> {
+        Sink {
+            text,
+            source,
+            events: Vec::new(),
+            carriage_return: NextHit::new(),
+            escape: NextHit::new(),
+            residue: NextHit::new(),
+            rare: RARE_SCANS.iter().map(|_| NextHit::new()).collect(),
+            request: NextHit::new(),
+            accept: NextHit::new(),
+            rank_literal: NextHit::new(),
+            known: std::collections::HashSet::new(),
+            last_known: None,
+            want_request: true,
+            want_accept: true,
+            ranks: std::collections::HashSet::new(),
+            aux_ranks: std::collections::HashSet::new(),
+            unkept: None,
+            every_line,
+        }
+    }
+
+    /// Whether `start..end` holds ANSI codes or their `#033[` residue.
+    fn has_ansi(&mut self, start: usize, end: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        self.escape.hit(start, end, |from| {
+            memchr::memchr(0x1b, &bytes[from..]).map(|at| from + at)
+        }) || self.residue.hit(start, end, |from| {
+            memchr::memmem::find(&bytes[from..], b"#033[").map(|at| from + at)
+        })
+    }
+
+    /// One line or segment, `piece` at `start` in the text.
+    fn piece(&mut self, start: usize, piece: &'t str, ansi: bool) {
+        let end = start + piece.len();
+        if ansi || self.every_line {
+            let log = classify(&strip_ansi(piece));
+            self.offer(start, end, log, self.every_line);
+            return;
+        }
+        let text = self.text;
+        let candidate = self
+            .rare
+            .iter_mut()
+            .zip(RARE_SCANS.iter())
+            .any(|(next, scan)| next.hit(start, end, |from| scan.find(text, from).map(|m| m.0)))
+            || (self.want_request
+                && self.request.hit(start, end, |from| {
+                    REQUEST_SCAN.find(text, from).map(|m| m.0)
+                }))
+            || (self.want_accept
+                && self.accept.hit(start, end, |from| {
+                    memchr::memmem::find(&text.as_bytes()[from..], b"accept len:")
+                        .map(|at| from + at)
+                }));
+        if !candidate && self.nothing_new(start, end, piece) {
+            self.unkept = Some((start, end));
+            return;
+        }
+        self.offer(start, end, classify(piece), false);
+    }
+
+    /// Whether a line without a template literal shows only rank tags
+    /// already seen (then it says nothing new).
+    fn nothing_new(&mut self, start: usize, end: usize, piece: &'t str) -> bool {
+        let text = self.text;
+        let rank_literal = &mut self.rank_literal;
+        let Some(key) = TagKey::read(piece, || {
+            rank_literal.hit(start, end, |from| find_rank_literal(text, from))
+        }) else {
+            return false;
+        };
+        if self.last_known == Some(key) || self.known.contains(&key) {
+            self.last_known = Some(key);
+            return true;
+        }
+        let (rank, aux) = key.ranks();
+        let seen = rank.as_deref().is_none_or(|r| self.ranks.contains(r))
+            && aux.as_deref().is_none_or(|r| self.aux_ranks.contains(r));
+        if seen {
+            self.known.insert(key);
+            self.last_known = Some(key);
+        }
+        seen
+    }
+
+    /// A classified piece: kept if it tells the lifecycle something.
+    fn offer(&mut self, start: usize, end: usize, log: LogLine, always: bool) {
+        let signal = match &log.signal {
+            None => false,
+            Some(Signal::Request { .. }) => std::mem::take(&mut self.want_request),
+            Some(Signal::DraftAccepting) => {
+                let wanted = self.want_request || self.want_accept;
+                self.want_request = false;
+                self.want_accept = false;
+                wanted
+            }
+            Some(_) => {
+                self.want_request = true;
+                true
+            }
+        };
+        let mut new_rank = false;
+        if let Some(rank) = &log.rank
+            && !self.ranks.contains(rank)
+        {
+            self.ranks.insert(rank.clone());
+            new_rank = true;
+        }
+        if let Some(rank) = &log.aux_rank
+            && !self.aux_ranks.contains(rank)
+        {
+            self.aux_ranks.insert(rank.clone());
+            new_rank = true;
+        }
+        if always || signal || new_rank {
+            self.unkept = None;
+            self.events.push(Event {
+                span: Span::new(self.source, start, end),
+                kind: EventKind::Log(log),
+            });
+        } else {
+            self.unkept = Some((start, end));
+        }
+    }
+
+    fn finish(mut self) -> Parsed {
+        if let Some((start, end)) = self.unkept.take() {
+            let piece = self.text.get(start..end).unwrap_or("");
+            self.events.push(Event {
+                span: Span::new(self.source, start, end),
+                kind: EventKind::Log(classify(&strip_ansi(piece))),
+            });
+        }
+        Parsed {
+            events: self.events,
+            ..Parsed::default()
+        }
+    }
+}
+
+/// Where a line's rank tags are written, read by hand without classifying
+/// the line: the same key means the same tags, so a log's routine lines
+/// cost one comparison once their key is known. For a line holding no
+/// template literal (so no `ank`, which rules out the tags written in a
+/// message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TagKey<'t> {
+    /// No rank tag.
+    None,
+    /// SGLang's tags (`TP3`, `DP1 TP1`).
+    Sglang(&'t str),
+    /// vLLM's process tags, as written (`(Worker_TP1 pid=3101) `).
+    Vllm(&'t str),
+    /// The digits of TensorRT-LLM's `[RANK n]` (empty: no rank).
+    Trt(&'t str),
+}
+
+impl<'t> TagKey<'t> {
+    /// Reads the key of the shapes that fill long logs: SGLang's `[time
+    /// TPn]`, vLLM's process tags, TensorRT-LLM's `[RANK n]`, Ollama's
+    /// `[GIN]`, and (asking `rank_literal`) any line without a rank-like
+    /// literal. `None` for anything else: the caller classifies the line.
+    pub fn read(line: &'t str, rank_literal: impl FnOnce() -> bool) -> Option<TagKey<'t>> {
+        match line.as_bytes().first() {
+            Some(b'[') => {
+                if let Some((_, tags, _)) = super::sglang_log::read_tags(line) {
+                    return Some(if tags.is_empty() {
+                        TagKey::None
+                    } else {
+                        TagKey::Sglang(tags)
+                    });
+                }
+                if line.starts_with("[GIN]") {
+                    return Some(TagKey::None);
+                }
+                super::trtllm_log::fast_rank(line).map(TagKey::Trt)
+            }
+            Some(b'(') => {
+                let end = super::vllm_log::read_process_tags(line, |_, _, _, _| {})?;
+                Some(TagKey::Vllm(&line[..end]))
+            }
+            _ => (!rank_literal()).then_some(TagKey::None),
+        }
+    }
+
+    /// The (rank, aux rank) [`classify`] gives a line with this key.
+    pub fn ranks(self) -> (Option<std::borrow::Cow<'t, str>>, Option<String>) {
+        use std::borrow::Cow;
+        match self {
+            TagKey::None => (None, None),
+            TagKey::Sglang(tags) => (Some(Cow::Borrowed(tags)), None),
+            TagKey::Vllm(tags) => {
+                let (rank, aux) = super::vllm_log::process_ranks(tags);
+                (rank.map(Cow::Owned), aux)
+            }
+            TagKey::Trt("") => (None, None),
+            TagKey::Trt(digits) => (Some(Cow::Owned(format!("rank {digits}"))), None),
+        }
+    }
+}
+
+/// A line's rank tags as [`classify`] gives them, read by hand (see
+/// [`TagKey`]); `None` where the line must be classified.
+pub fn fast_ranks(line: &str) -> Option<(Option<std::borrow::Cow<'_, str>>, Option<String>)> {
+    TagKey::read(line, || find_rank_literal(line, 0).is_some()).map(TagKey::ranks)
 }
 
 /// Terminal and pager widths at which pasted logs are hard-wrapped.
@@ -1079,46 +1551,84 @@ struct Block<'t> {
     first: &'t str,
     joined: Option<String>,
     /// Width of the first piece, in chars: hard-wrapped pieces share it.
-    width: usize,
-    /// Width of the latest piece.
-    last_width: usize,
+    /// Counted when first needed: most lines are ruled out before.
+    width: Option<usize>,
+    /// Width of the latest piece, once there are two.
+    last_width: Option<usize>,
     /// A TGI `Args {` dump, closed by a line `}`.
     args: bool,
     closed: bool,
     pieces: usize,
+    /// The first piece may hold escape codes.
+    ansi: bool,
 }
 
 impl<'t> Block<'t> {
-    fn new(start: usize, segment: &'t str) -> Block<'t> {
-        // The width a terminal showed: escape codes take no columns.
-        let width = strip_ansi(segment).chars().count();
+    /// `ansi`: the segment may hold escape codes (most lines do not, and
+    /// then need no stripping).
+    fn new(start: usize, segment: &'t str, ansi: bool) -> Block<'t> {
+        let args = if ansi {
+            strip_ansi(segment).trim_end().ends_with("Args {")
+        } else {
+            segment.trim_end().ends_with("Args {")
+        };
         Block {
             start,
             end: start + segment.len(),
             first: segment,
             joined: None,
-            width,
-            last_width: width,
-            args: strip_ansi(segment).trim_end().ends_with("Args {"),
+            width: None,
+            last_width: None,
+            args,
             closed: false,
             pieces: 1,
+            ansi,
         }
     }
 
-    /// Whether `line` continues this block.
-    fn takes(&self, line: &str) -> bool {
-        if self.closed || self.pieces >= 200 || line.contains('\r') {
+    /// The width a terminal showed the first piece at: escape codes take no
+    /// columns. Only widths in [`WRAP_WIDTHS`] matter, and a text under 80
+    /// bytes or over 1024 (at most 4 bytes a char) has none of them, so
+    /// those are not counted.
+    fn width(&mut self) -> usize {
+        let (first, ansi) = (self.first, self.ansi);
+        *self.width.get_or_insert_with(|| {
+            let clean = if ansi {
+                strip_ansi(first)
+            } else {
+                std::borrow::Cow::Borrowed(first)
+            };
+            if (80..=1024).contains(&clean.len()) {
+                clean.chars().count()
+            } else {
+                clean.len()
+            }
+        })
+    }
+
+    /// Whether `line` continues this block (`has_cr`: it holds a `\r`).
+    fn takes(&mut self, line: &str, has_cr: bool) -> bool {
+        if self.closed || self.pieces >= 200 || has_cr {
             return false;
         }
         if self.args {
             return true;
         }
+        // A line that opens as the first piece did (`2026-`, `[2026`,
+        // `(APIS`) starts a new line of the same log; most lines of a long
+        // log are ruled out here, before their width is counted or their
+        // prefix read with a pattern.
+        if line.starts_with(|c: char| c.is_ascii_digit() || c == '[' || c == '(')
+            && line.as_bytes().get(..5) == self.first.as_bytes().get(..5)
+        {
+            return false;
+        }
         // A hard wrap at a terminal's width: every piece but the last is
         // exactly that wide, and the continuation is nothing on its own (no
         // collector envelope, engine prefix or signal). Only usual widths
         // count, so a long line followed by untagged output is left alone.
-        // Cheap tests first: almost every line fails the width test.
-        if !WRAP_WIDTHS.contains(&self.width) || self.last_width != self.width {
+        let width = self.width();
+        if !WRAP_WIDTHS.contains(&width) || self.last_width.is_some_and(|last| last != width) {
             return false;
         }
         let clean = strip_ansi(line);
@@ -1148,20 +1658,17 @@ impl<'t> Block<'t> {
         } else {
             joined.push_str(&clean);
         }
-        self.last_width = clean.chars().count();
+        self.last_width = Some(clean.chars().count());
         self.end = offset + line.len();
         self.pieces += 1;
     }
 
-    fn emit(self, parsed: &mut Parsed, source: usize) {
-        let log = match &self.joined {
-            Some(text) => classify(text),
-            None => classify(&strip_ansi(self.first)),
-        };
-        parsed.events.push(Event {
-            span: Span::new(source, self.start, self.end),
-            kind: EventKind::Log(log),
-        });
+    fn emit(self, sink: &mut Sink<'t>) {
+        match &self.joined {
+            // Joined pieces are rare (wrapped lines, TGI's `Args {…}`): kept.
+            Some(text) => sink.offer(self.start, self.end, classify(text), true),
+            None => sink.piece(self.start, self.first, self.ansi),
+        }
     }
 }
 
@@ -1195,10 +1702,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_rare_trigger_holds_a_whole_text_literal() {
+        for (needle, group) in TRIGGERS {
+            if is_routine(*group) {
+                assert!(*group == REQUEST || *needle == "accept len:", "{needle}");
+                continue;
+            }
+            assert!(
+                RARE_LITERALS.iter().any(|literal| needle.contains(literal)),
+                "{needle} holds none of RARE_LITERALS"
+            );
+        }
+        assert!(!RARE_SCANS.is_empty());
+        let found: Vec<_> = RARE_SCANS
+            .iter()
+            .filter_map(|scan| scan.find("x Traceback y", 0))
+            .collect();
+        assert_eq!(found, [(2, 11)]);
+        assert_eq!(find_rank_literal("GET / HTTP/1.1 [TP3]", 0), Some(16));
+        assert_eq!(find_rank_literal("GET / HTTP/1.1", 0), None);
+    }
+
+    #[test]
     fn trigger_scanner_builds() {
         assert!(TRIGGER_SCAN.is_some());
         assert_eq!(groups("nothing to see"), 0);
-        assert_eq!(groups("Decode batch. cuda graph: True"), REQUEST | GRAPH);
+        assert_eq!(groups("Decode batch. cuda graph: True"), REQUEST);
+        assert_eq!(groups("Capture cuda graph begin."), GRAPH);
     }
 
     #[test]

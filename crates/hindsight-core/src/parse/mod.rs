@@ -156,6 +156,9 @@ impl Format {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Actor {
     Agent,
+    /// A sub-agent the agent started (Claude Code's Task tool): its records
+    /// are a sidechain, in the session file or in `subagents/agent-*.jsonl`.
+    SubAgent,
     Human,
     Unknown,
 }

@@ -44,8 +44,23 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     })
 }
 
-/// [`SGLANG_PREFIX`] by hand: `[` time (tags) `]` and one optional space.
+/// [`SGLANG_PREFIX`] by hand, owning its parts.
 fn read_prefix(line: &str) -> Option<Prefix> {
+    let (time, tags, message) = read_tags(line)?;
+    Some(Prefix {
+        time: Some(time.to_owned()),
+        rank: (!tags.is_empty()).then(|| tags.to_owned()),
+        aux_rank: None,
+        message,
+        engine: Some(Engine::Sglang),
+    })
+}
+
+/// [`SGLANG_PREFIX`] by hand: `[` time (tags) `]` and one optional space,
+/// as borrowed time, trimmed tags (empty when none) and the message's
+/// offset. Borrowed, so the server-log fast path reads a line's rank
+/// without allocating.
+pub(super) fn read_tags(line: &str) -> Option<(&str, &str, usize)> {
     let bytes = line.as_bytes();
     // `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`, `\d\d-\d\d \d\d:\d\d:\d\d`, `\d\d:\d\d:\d\d`,
     // tried in the pattern's order.
@@ -87,14 +102,11 @@ fn read_prefix(line: &str) -> Option<Prefix> {
     if bytes.get(end) == Some(&b' ') {
         end += 1;
     }
-    let tags = line.get(tags_start..at)?.trim();
-    Some(Prefix {
-        time: line.get(1..1 + time_len).map(str::to_owned),
-        rank: (!tags.is_empty()).then(|| tags.to_owned()),
-        aux_rank: None,
-        message: end,
-        engine: Some(Engine::Sglang),
-    })
+    Some((
+        line.get(1..1 + time_len)?,
+        line.get(tags_start..at)?.trim(),
+        end,
+    ))
 }
 
 #[cfg(test)]

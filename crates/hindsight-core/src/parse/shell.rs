@@ -90,7 +90,17 @@ const MAX_DEPTH: usize = 8;
 /// Parses a command line (possibly several lines) into simple commands.
 /// Never fails: an unclosed quote runs to the end of the input.
 pub fn parse(input: &str) -> Vec<SimpleCommand> {
-    parse_at_depth(input, 0)
+    let mut commands = parse_at_depth(input, 0);
+    // Checkpoints keep their commands for the whole analysis: growth slack
+    // would add up over a long session's thousands of commands.
+    commands.shrink_to_fit();
+    for command in &mut commands {
+        command.argv.shrink_to_fit();
+        command.env.shrink_to_fit();
+        command.redirects.shrink_to_fit();
+        command.wrappers.shrink_to_fit();
+    }
+    commands
 }
 
 fn parse_at_depth(input: &str, depth: usize) -> Vec<SimpleCommand> {

@@ -36,6 +36,66 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     })
 }
 
+/// The rank of a line with TensorRT-LLM's prefix, read by hand with what
+/// [`TRT_PREFIX`] and [`TRT_RANK`] accept: `Some(digits)` of its `[RANK n]`
+/// (empty when the tags name none), `None` when the line has no such prefix
+/// or is not plain ASCII there; the caller then classifies it in full.
+pub(super) fn fast_rank(line: &str) -> Option<&str> {
+    let bytes = line.as_bytes();
+    let head = &bytes[..bytes.len().min(512)];
+    if !head.is_ascii() {
+        return None;
+    }
+    let space = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
+    let mut i = 0;
+    let shape = b"[dd/dd/dddd-dd:dd:dd]";
+    let timed = head.len() >= shape.len()
+        && shape.iter().zip(head).all(|(want, got)| match want {
+            b'd' => got.is_ascii_digit(),
+            other => other == got,
+        });
+    if timed {
+        i = shape.len();
+        while head.get(i).is_some_and(space) {
+            i += 1;
+        }
+    }
+    let tag_len = [&b"[TRT-LLM]"[..], b"[TensorRT-LLM]"]
+        .into_iter()
+        .find(|tag| head[i..].starts_with(tag))?
+        .len();
+    i += tag_len;
+    let tags_start = i;
+    let mut tags_end = i;
+    // `(?:\s*\[[^\]]{1,16}\])*`
+    loop {
+        let mut j = tags_end;
+        while head.get(j).is_some_and(space) {
+            j += 1;
+        }
+        if head.get(j) != Some(&b'[') {
+            break;
+        }
+        let inner = head[j + 1..].iter().take(17).position(|b| *b == b']');
+        match inner {
+            Some(len) if (1..=16).contains(&len) => tags_end = j + 1 + len + 1,
+            _ => break,
+        }
+    }
+    if tags_end >= head.len() && bytes.len() > head.len() {
+        return None;
+    }
+    let tags = &line[tags_start..tags_end];
+    // `\[RANK (\d+)\]`, the first in the tags.
+    // By hand: `match_indices` sets up a substring search per line.
+    let rank = memchr::memchr_iter(b'[', tags.as_bytes()).find_map(|at| {
+        let rest = tags.get(at..)?.strip_prefix("[RANK ")?;
+        let count = rest.bytes().take_while(u8::is_ascii_digit).count();
+        (count > 0 && rest.as_bytes().get(count) == Some(&b']')).then(|| &rest[..count])
+    });
+    Some(rank.unwrap_or(""))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,6 +56,110 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     result.engine.is_some().then_some(result)
 }
 
+/// vLLM's process tags at the start of a line, read by hand with what
+/// [`PROCESS`] accepts: calls `visit` with each tag's name, index, pid and
+/// ip, and returns where the tags end. `None` when the tags are not plain
+/// ASCII, where the pattern's Unicode classes could read them differently:
+/// the caller then classifies the line in full.
+pub(super) fn read_process_tags<'t>(
+    line: &'t str,
+    mut visit: impl FnMut(&'t str, Option<&'t str>, &'t str, Option<&'t str>),
+) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let head = &bytes[..bytes.len().min(512)];
+    if !head.is_ascii() {
+        return None;
+    }
+    let digits = |from: usize| {
+        head.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
+    };
+    let mut at = 0;
+    while head.get(at) == Some(&b'(') {
+        let mut i = at + 1;
+        if !head
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            break;
+        }
+        while head
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            i += 1;
+        }
+        let name = &line[at + 1..i];
+        // `(?: (TP\d+|rank=\d+))?`: without it, ` pid=` must come next.
+        let mut index = None;
+        for lead in [&b" TP"[..], b" rank="] {
+            if head[i..].starts_with(lead) {
+                let count = digits(i + lead.len());
+                if count > 0 {
+                    index = Some(&line[i + 1..i + lead.len() + count]);
+                    i += lead.len() + count;
+                }
+                break;
+            }
+        }
+        if !head[i..].starts_with(b" pid=") {
+            break;
+        }
+        i += 5;
+        let count = digits(i);
+        if count == 0 {
+            break;
+        }
+        let pid = &line[i..i + count];
+        i += count;
+        let mut ip = None;
+        if head[i..].starts_with(b", ip=") {
+            let from = i + 5;
+            let count = head[from..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit() || **b == b'.')
+                .count();
+            if count > 0 && head.get(from + count) == Some(&b')') {
+                ip = Some(&line[from..from + count]);
+                i = from + count;
+            }
+        }
+        if head.get(i) != Some(&b')') {
+            break;
+        }
+        i += 1;
+        // `\s*`, in ASCII (the head is ASCII).
+        while head
+            .get(i)
+            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r'))
+        {
+            i += 1;
+        }
+        if i >= head.len() && bytes.len() > head.len() {
+            // Tags longer than the ASCII-checked head: let the pattern decide.
+            return None;
+        }
+        visit(name, index, pid, ip);
+        at = i;
+    }
+    Some(at)
+}
+
+/// The (rank, aux rank) that process tags read by [`read_process_tags`]
+/// give, as [`prefix`] gives them.
+pub(super) fn process_ranks(tags: &str) -> (Option<String>, Option<String>) {
+    let (mut rank, mut aux) = (None, None);
+    read_process_tags(tags, |name, index, pid, ip| {
+        match tag(name, index, pid, ip) {
+            Tag::Rank(found) => rank = Some(found),
+            Tag::Aux(found) => aux = Some(found),
+            Tag::None => {}
+        }
+    });
+    (rank, aux)
+}
+
 enum Tag {
     Rank(String),
     Aux(String),

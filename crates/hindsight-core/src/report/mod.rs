@@ -84,7 +84,8 @@ pub struct CheckpointReport {
     pub time: Option<String>,
     /// The message number (`[msg 3131]`).
     pub message: Option<u64>,
-    /// `agent` or `human`.
+    /// `agent`, `human` or `sub-agent` (one the agent started, such as
+    /// Claude Code's Task tool: its records are a sidechain).
     pub actor: String,
     /// The command's lines.
     pub evidence: Evidence,
@@ -230,20 +231,31 @@ struct Builder<'a> {
 impl Builder<'_> {
     /// The lines a quote covers, with its decoded text when it has one.
     fn quote(&self, quote: &Quote) -> Evidence {
-        let mut evidence = self.evidence(quote.span);
-        if let Some(text) = &quote.text {
-            evidence.text = self.redact(&cap_line_length(&cap_lines(text)));
+        self.quoted(quote.span, quote.text.as_deref())
+    }
+
+    /// The lines a span covers, quoting `text` instead of the source's own
+    /// lines when given (the decoded text of an escaped source).
+    fn quoted(&self, span: Span, text: Option<&str>) -> Evidence {
+        match text {
+            // The source's own lines would be replaced: they are not read.
+            Some(text) => {
+                let mut evidence = self.lines(span);
+                evidence.text = self.redact_owned(cap_line_length(&cap_lines(text)));
+                evidence
+            }
+            None => self.evidence(span),
         }
-        evidence
     }
 
     /// Credentials found anywhere are never repeated in the report.
     fn redact(&self, text: &str) -> String {
-        if self.timeline.secrets.is_empty() {
-            text.to_owned()
-        } else {
-            crate::timeline::secrets::redact(text, &self.timeline.secrets)
-        }
+        self.redact_owned(text.to_owned())
+    }
+
+    /// [`Builder::redact`] of a text already made for the report.
+    fn redact_owned(&self, text: String) -> String {
+        crate::timeline::secrets::redact_owned(text, &self.timeline.secrets)
     }
 
     /// A ledger as the report shows it.
@@ -259,12 +271,14 @@ impl Builder<'_> {
             .collect()
     }
 
-    /// Whole lines covering a span.
-    fn evidence(&self, span: Span) -> Evidence {
-        let (Some(source), Some(info)) = (
-            self.sources.get(span.source),
-            self.timeline.sources.get(span.source),
-        ) else {
+    /// A source and what the timeline knows of it (name, line index).
+    fn source(&self, id: usize) -> Option<(&Source, &crate::timeline::SourceInfo)> {
+        Some((self.sources.get(id)?, self.timeline.sources.get(id)?))
+    }
+
+    /// Where a span is (source name and lines), without its text.
+    fn lines(&self, span: Span) -> Evidence {
+        let Some((_, info)) = self.source(span.source) else {
             return Evidence {
                 source: String::new(),
                 line_start: 0,
@@ -273,6 +287,21 @@ impl Builder<'_> {
             };
         };
         let (line_start, line_end) = info.lines.lines(span.start, span.end);
+        Evidence {
+            source: info.name.clone(),
+            line_start,
+            line_end,
+            text: String::new(),
+        }
+    }
+
+    /// Whole lines covering a span.
+    fn evidence(&self, span: Span) -> Evidence {
+        let mut evidence = self.lines(span);
+        let Some((source, info)) = self.source(span.source) else {
+            return evidence;
+        };
+        let (line_start, line_end) = (evidence.line_start, evidence.line_end);
         let text = &source.text;
         let start = info
             .lines
@@ -287,61 +316,74 @@ impl Builder<'_> {
         let start = crate::source::floor_char_boundary(text, start);
         let end = crate::source::floor_char_boundary(text, end.max(start));
         let lines = text[start..end].trim_end_matches(['\n', '\r']);
-        Evidence {
-            source: info.name.clone(),
-            line_start,
-            line_end,
-            text: self.redact(&cap_line_length(&cap_lines(lines))),
-        }
+        evidence.text = self.redact_owned(cap_line_length(&cap_lines(lines)));
+        evidence
     }
 }
 
 /// Keeps the head and tail of long excerpts and says how much was cut.
-fn cap_lines(text: &str) -> String {
+fn cap_lines(text: &str) -> std::borrow::Cow<'_, str> {
     let all: Vec<&str> = text.lines().collect();
     let keep = (MAX_EVIDENCE_LINES / 2) as usize;
     if all.len() <= MAX_EVIDENCE_LINES as usize {
-        return text.to_owned();
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut cut: Vec<&str> = all[..keep].to_vec();
     let note = format!("… {} more lines …", all.len() - 2 * keep);
     cut.push(&note);
     cut.extend(&all[all.len() - keep..]);
-    cut.join("\n")
+    std::borrow::Cow::Owned(cut.join("\n"))
 }
 
 /// Lines as `wc -l` would count them, plus an unterminated last line.
 fn line_count(text: &str) -> u64 {
-    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
     let unterminated = usize::from(!text.is_empty() && !text.ends_with('\n'));
     u64::try_from(newlines + unterminated).unwrap_or(u64::MAX)
 }
 
-/// Keeps evidence readable when a line is megabytes long.
+/// Keeps evidence readable when a line is megabytes long. Lines are joined
+/// with `\n` (a `\r\n` ending loses its `\r`, a last newline goes).
 fn cap_line_length(text: &str) -> String {
     const MAX: usize = 2000;
-    text.lines()
-        .map(|line| {
-            if line.len() > MAX {
-                let cut = crate::source::floor_char_boundary(line, MAX);
-                format!("{}… [{} more bytes]", &line[..cut], line.len() - cut)
-            } else {
-                line.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut capped = String::with_capacity(text.len());
+    for (index, line) in text.lines().enumerate() {
+        if index > 0 {
+            capped.push('\n');
+        }
+        if line.len() > MAX {
+            let cut = crate::source::floor_char_boundary(line, MAX);
+            capped.push_str(&line[..cut]);
+            capped.push_str(&format!("… [{} more bytes]", line.len() - cut));
+        } else {
+            capped.push_str(line);
+        }
+    }
+    capped
 }
 
 /// Assembles the report from the timeline, the findings and the diagnostics.
+/// It takes the timeline: each checkpoint goes as soon as its entry is made,
+/// so that a big session's outputs are not held twice at once (by the
+/// timeline and, capped, by the report).
 pub fn build(
     sources: &[&Source],
-    timeline: &Timeline,
+    mut timeline: Timeline,
     findings: &[Finding],
     diagnostics: &[Diagnostic],
 ) -> Report {
-    let b = Builder { sources, timeline };
-    Report {
+    let b = Builder {
+        sources,
+        timeline: &timeline,
+    };
+    let timeline_ref = &timeline;
+    // Everything that reads across checkpoints comes first.
+    let ledgers: Vec<Vec<LedgerReport>> = timeline
+        .checkpoints
+        .iter()
+        .map(|c| b.ledger(crate::rules::ledger::for_checkpoint(timeline_ref, c)))
+        .collect();
+    let mut report = Report {
         version: REPORT_VERSION,
         generator: format!("hindsight {}", env!("CARGO_PKG_VERSION")),
         sources: timeline
@@ -360,22 +402,7 @@ pub fn build(
                 ),
             })
             .collect(),
-        checkpoints: timeline
-            .checkpoints
-            .iter()
-            .map(|c| CheckpointReport {
-                id: c.id,
-                kind: c.kind,
-                command: b.redact(&c.command),
-                host: c.host.clone(),
-                time: c.time.clone(),
-                message: c.message,
-                actor: if c.by_human { "human" } else { "agent" }.to_owned(),
-                evidence: b.quote(&c.command_quote()),
-                output: c.output_quote().map(|q| b.quote(&q)),
-                ledger: b.ledger(crate::rules::ledger::for_checkpoint(timeline, c)),
-            })
-            .collect(),
+        checkpoints: Vec::new(),
         servers: timeline
             .servers
             .iter()
@@ -422,7 +449,7 @@ pub fn build(
                     FailureReport {
                         kind: kind.name().to_owned(),
                         message: b.redact(&crate::parse::logline::message_of(
-                            timeline.text(sources, span),
+                            timeline_ref.text(sources, span),
                         )),
                         port,
                         api_port: port.map(|p| Some(p) == s.port()),
@@ -430,7 +457,7 @@ pub fn build(
                     }
                 }),
                 last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
-                ledger: b.ledger(crate::rules::ledger::for_server(timeline, s)),
+                ledger: b.ledger(crate::rules::ledger::for_server(timeline_ref, s)),
             })
             .collect(),
         findings: findings
@@ -461,7 +488,36 @@ pub fn build(
                 message: d.message.clone(),
             })
             .collect(),
-    }
+    };
+    let checkpoints = std::mem::take(&mut timeline.checkpoints);
+    let b = Builder {
+        sources,
+        timeline: &timeline,
+    };
+    report.checkpoints = checkpoints
+        .into_iter()
+        .zip(ledgers)
+        .map(|(c, ledger)| CheckpointReport {
+            id: c.id,
+            kind: c.kind,
+            command: b.redact(&c.command),
+            host: c.host,
+            time: c.time,
+            message: c.message,
+            actor: if c.by_human {
+                "human"
+            } else if c.by_subagent {
+                "sub-agent"
+            } else {
+                "agent"
+            }
+            .to_owned(),
+            evidence: b.quoted(c.span, c.decoded.then_some(c.command.as_str())),
+            output: c.output.map(|span| b.quoted(span, c.seen.output())),
+            ledger,
+        })
+        .collect();
+    report
 }
 
 impl Report {

@@ -331,7 +331,7 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
             let ranks: std::collections::BTreeSet<&str> = since
                 .iter()
                 .flat_map(|c| c.seen.iter())
-                .filter_map(|l| l.rank.as_deref().or(l.log.rank.as_deref()))
+                .filter_map(|l| l.rank.or(l.log.rank.as_deref()))
                 .collect();
             (
                 ready_seen() || ranks.len() >= expected as usize,

@@ -154,7 +154,7 @@ pub(super) fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
 pub(super) fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
     let mut figures = Vec::new();
     for line in &checkpoint.seen {
-        let text = line.text.as_str();
+        let text = line.text;
         if text.contains("No running processes found") {
             return Outcome::Free;
         }

@@ -152,7 +152,7 @@ pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
 }
 
 /// The lines the agent saw from this server's checkpoints, with a signal.
-fn seen<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = &'t SeenLine> {
+fn seen<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = SeenLine<'t>> {
     observers(timeline, server).flat_map(|c| c.seen.iter())
 }
 
@@ -409,7 +409,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
     let expected = server.settings.ranks_expected();
     if expected > 1 {
         let mut ranks: Vec<&str> = seen(timeline, server)
-            .filter_map(|l| l.rank.as_deref().or(l.log.rank.as_deref()))
+            .filter_map(|l| l.rank.or(l.log.rank.as_deref()))
             .collect();
         ranks.sort_unstable();
         ranks.dedup();
@@ -489,7 +489,7 @@ mod tests {
                 (format, true, crate::parse::parse(s, i, format))
             })
             .collect();
-        let timeline = crate::timeline::build(&[&sources[0]], &parsed);
+        let timeline = crate::timeline::build(&[&sources[0]], parsed);
         for_server(&timeline, &timeline.servers[0])
             .into_iter()
             .map(|e| (e.check, e.status))

@@ -71,9 +71,9 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             continue;
         }
         // Every model id in the answer; completions name theirs as `model`.
-        let mut ids: Vec<(&str, &crate::timeline::SeenLine)> = Vec::new();
+        let mut ids: Vec<(&str, crate::timeline::SeenLine<'_>)> = Vec::new();
         for line in &checkpoint.seen {
-            ids.extend(model_ids(&line.text).into_iter().map(|id| (id, line)));
+            ids.extend(model_ids(line.text).into_iter().map(|id| (id, line)));
         }
         // Served under one of its names: this is the right server.
         if ids.is_empty() || ids.iter().any(|(id, _)| answers_to(&names, id)) {

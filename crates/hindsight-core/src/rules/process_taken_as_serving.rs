@@ -83,7 +83,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             checkpoint
                 .seen
                 .iter()
-                .find(|line| is_server_row(&line.text, server, filtered_by_engine))
+                .find(|line| is_server_row(line.text, server, filtered_by_engine))
                 .map(|line| (checkpoint, line))
         })?;
     let next = moved_on(timeline, server, checkpoint)?;

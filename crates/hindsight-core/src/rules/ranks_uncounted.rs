@@ -43,7 +43,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let mut process_lists = Vec::new();
     for checkpoint in observers(timeline, server) {
         for line in &checkpoint.seen {
-            if let Some(rank) = line.rank.as_deref().or(line.log.rank.as_deref()) {
+            if let Some(rank) = line.rank.or(line.log.rank.as_deref()) {
                 seen.insert(rank.to_owned());
             }
         }

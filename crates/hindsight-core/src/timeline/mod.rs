@@ -8,16 +8,18 @@
 
 pub mod classify;
 pub mod secrets;
+mod seen;
 
 use std::collections::BTreeSet;
 
 use crate::engine::{Engine, ServerSettings, launch_from_command};
-use crate::parse::logline::{LogLine, Signal, classify as classify_line, rank_in_text, strip_ansi};
+use crate::parse::logline::{LogLine, Signal, strip_ansi};
 use crate::parse::shell::{self, SimpleCommand};
 use crate::parse::{EventKind, Format, Parsed, Role};
-use crate::source::{LineIndex, Source, SourceId, Span, floor_char_boundary, lines_with_offsets};
+use crate::source::{LineIndex, Source, SourceId, Span};
 
 pub use classify::{CheckpointKind, Observation, Window};
+pub use seen::{Seen, SeenIter, SeenLine};
 
 /// One input as the timeline knows it.
 #[derive(Debug, Clone)]
@@ -58,13 +60,16 @@ pub struct Checkpoint {
     pub output: Option<Span>,
     pub commands: Vec<SimpleCommand>,
     pub observations: Vec<Observation>,
-    /// Output lines the agent saw, classified as log lines.
-    pub seen: Vec<SeenLine>,
+    /// Output lines the agent saw, classified as log lines; also holds the
+    /// decoded output, for sources that escape it.
+    pub seen: Seen,
     /// Port listings and requests, with what their output showed.
     pub port_checks: Vec<PortCheck>,
     /// Where `tail`/`head` reads of a linked log fell in that log.
     pub log_windows: Vec<LogWindow>,
     pub by_human: bool,
+    /// Run by a sub-agent the agent started (a sidechain's command).
+    pub by_subagent: bool,
     pub background: bool,
     /// The exit status, when the transcript records one.
     pub exit_code: Option<i32>,
@@ -72,8 +77,6 @@ pub struct Checkpoint {
     pub is_error: bool,
     /// Whether the source escapes text (JSON): then quotes carry decoded text.
     pub decoded: bool,
-    /// The decoded output, for sources that escape it.
-    pub output_text: Option<String>,
 }
 
 /// Where a windowed read of a server's log (`tail -5 x.log`) fell in the
@@ -126,7 +129,7 @@ impl Checkpoint {
     pub fn output_quote(&self) -> Option<Quote> {
         self.output.map(|span| Quote {
             span,
-            text: self.output_text.clone(),
+            text: self.seen.output().map(str::to_owned),
         })
     }
 
@@ -137,28 +140,6 @@ impl Checkpoint {
             Observation::FileRead { path: p, window } if same_path(p, path) => Some(window),
             _ => None,
         })
-    }
-}
-
-/// One output line the agent saw, with what it says as a log line.
-#[derive(Debug, Clone)]
-pub struct SeenLine {
-    /// The line's bytes, or the whole record for sources that escape text.
-    pub span: Span,
-    /// The line as the agent saw it (ANSI codes removed).
-    pub text: String,
-    pub log: LogLine,
-    /// A rank tag anywhere in the line (log prefix or process title).
-    pub rank: Option<String>,
-}
-
-impl SeenLine {
-    /// This line as evidence.
-    pub fn quote(&self) -> Quote {
-        Quote {
-            span: self.span,
-            text: Some(self.text.clone()),
-        }
     }
 }
 
@@ -278,6 +259,18 @@ impl Lifecycle {
             engine,
             ..Lifecycle::default()
         }
+    }
+
+    /// What a parsed server log shows.
+    pub fn from_log(engine: Engine, log: &Parsed) -> Lifecycle {
+        let mut lifecycle = Lifecycle::new(engine);
+        for event in &log.events {
+            if let EventKind::Log(line) = &event.kind {
+                lifecycle.absorb(event.span, line, None, true);
+            }
+        }
+        lifecycle.finish();
+        lifecycle
     }
 
     /// Takes in one line; `from_log` is false for lines the agent saw in
@@ -513,12 +506,14 @@ impl Timeline {
     }
 }
 
-/// Builds the timeline from parsed sources.
-pub fn build(sources: &[&Source], parsed: &[(Format, bool, Parsed)]) -> Timeline {
+/// Builds the timeline from parsed sources. It takes the events: a
+/// transcript's are used up as its checkpoints are made (outputs move into
+/// them rather than being copied), so they are never held twice.
+pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Timeline {
     let mut timeline = Timeline {
         sources: sources
             .iter()
-            .zip(parsed)
+            .zip(&parsed)
             .map(|(source, (format, detected, _))| SourceInfo {
                 name: source.name.clone(),
                 format: *format,
@@ -529,12 +524,15 @@ pub fn build(sources: &[&Source], parsed: &[(Format, bool, Parsed)]) -> Timeline
         ..Timeline::default()
     };
 
-    for (source_id, (format, _, parsed)) in parsed.iter().enumerate() {
+    for (source_id, (format, _, parsed)) in parsed.iter_mut().enumerate() {
         if format.is_log() {
             continue;
         }
-        collect_checkpoints(&mut timeline, sources[source_id], *format, parsed);
+        let events = std::mem::take(&mut parsed.events);
+        collect_checkpoints(&mut timeline, sources[source_id], *format, events);
     }
+    // Logs' events are still read (linking, windows).
+    let parsed = &parsed[..];
     create_servers(&mut timeline);
     link_logs(&mut timeline, sources, parsed);
     attribute_observations(&mut timeline);
@@ -552,23 +550,16 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
         let (Some(log), Some(path)) = (server.log_source, server.log_path.clone()) else {
             continue;
         };
-        let text = &sources[log].text;
-        let lines: Vec<(Span, String, Option<crate::parse::FailureKind>)> = parsed[log]
-            .2
-            .events
-            .iter()
-            .filter_map(|event| match &event.kind {
-                EventKind::Log(line) => {
-                    let raw = text.get(event.span.start..event.span.end).unwrap_or("");
-                    let failure = match line.signal {
-                        Some(Signal::Failure { kind, .. }) => Some(kind),
-                        _ => None,
-                    };
-                    Some((event.span, strip_ansi(raw).trim_end().to_owned(), failure))
-                }
-                _ => None,
-            })
-            .collect();
+        let reads_window = server.observed_by.iter().any(|&id| {
+            matches!(
+                timeline.checkpoints[id].reads(&path),
+                Some(Window::Tail(_) | Window::Lines { .. })
+            )
+        });
+        if !reads_window {
+            continue;
+        }
+        let lines = log_lines(&sources[log].text, log, &parsed[log].2);
         for &checkpoint_id in &server.observed_by.clone() {
             let checkpoint = &timeline.checkpoints[checkpoint_id];
             let (start, end, count, from_end) = match checkpoint.reads(&path).cloned() {
@@ -626,10 +617,74 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
     }
 }
 
+/// A log's lines as an agent's `tail` shows them (ANSI codes removed,
+/// trailing blanks trimmed), one per `\r`-separated update, each with the
+/// failure the parser found there. Read from the text, not the events: the
+/// parser keeps events only for lines that say something.
+fn log_lines<'t>(
+    text: &'t str,
+    source: SourceId,
+    parsed: &Parsed,
+) -> Vec<(
+    Span,
+    std::borrow::Cow<'t, str>,
+    Option<crate::parse::FailureKind>,
+)> {
+    let failures: std::collections::HashMap<usize, crate::parse::FailureKind> = parsed
+        .events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::Log(line) => match line.signal {
+                Some(Signal::Failure { kind, .. }) => Some((event.span.start, kind)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    // Most logs hold no escape code at all: then no line needs stripping.
+    let ansi = memchr::memchr(0x1b, text.as_bytes()).is_some()
+        || memchr::memmem::find(text.as_bytes(), b"#033[").is_some();
+    let mut lines = Vec::new();
+    for (offset, line) in crate::source::lines_with_offsets(text) {
+        let examined =
+            &line[..crate::source::floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
+        let mut start = offset;
+        for segment in examined.split('\r') {
+            let here = start;
+            start += segment.len() + 1;
+            if segment.trim().is_empty() {
+                continue;
+            }
+            let clean = if ansi {
+                match strip_ansi(segment) {
+                    std::borrow::Cow::Borrowed(clean) => {
+                        std::borrow::Cow::Borrowed(clean.trim_end())
+                    }
+                    std::borrow::Cow::Owned(clean) => {
+                        std::borrow::Cow::Owned(clean.trim_end().to_owned())
+                    }
+                }
+            } else {
+                std::borrow::Cow::Borrowed(segment.trim_end())
+            };
+            lines.push((
+                Span::new(source, here, here + segment.len()),
+                clean,
+                failures.get(&here).copied(),
+            ));
+        }
+    }
+    lines
+}
+
 /// The log line where the agent's view ended: the position whose preceding
 /// lines agree with the most seen lines (earliest on ties, as the log grew).
 fn best_match(
-    lines: &[(Span, String, Option<crate::parse::FailureKind>)],
+    lines: &[(
+        Span,
+        std::borrow::Cow<'_, str>,
+        Option<crate::parse::FailureKind>,
+    )],
     seen: &[&str],
 ) -> Option<usize> {
     let last_seen = seen
@@ -653,26 +708,38 @@ fn best_match(
     best.map(|(index, _)| index)
 }
 
-fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format, parsed: &Parsed) {
+fn collect_checkpoints(
+    timeline: &mut Timeline,
+    source: &Source,
+    format: Format,
+    events: Vec<crate::parse::Event>,
+) {
     let decoded = format.is_json();
     let mut message = None;
     let first = timeline.checkpoints.len();
     // Event index → checkpoint id, to attach outputs to their commands.
     let mut by_event = std::collections::BTreeMap::new();
-    for (index, event) in parsed.events.iter().enumerate() {
-        match &event.kind {
-            EventKind::Message { index, .. } => message = *index,
+    // Exactly as many as there are commands: a long session's checkpoints
+    // are megabytes, and doubling would leave up to half of that unused.
+    let commands = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Command { .. }))
+        .count();
+    timeline.checkpoints.reserve_exact(commands);
+    for (index, event) in events.into_iter().enumerate() {
+        match event.kind {
+            EventKind::Message { index, .. } => message = index,
             EventKind::Prose { role, text } => timeline.prose.push(Prose {
                 span: event.span,
-                role: *role,
-                said: text.clone().unwrap_or_else(|| {
+                role,
+                decoded: text.is_some(),
+                said: text.unwrap_or_else(|| {
                     source
                         .text
                         .get(event.span.start..event.span.end)
                         .unwrap_or_default()
                         .to_owned()
                 }),
-                decoded: text.is_some(),
                 message,
             }),
             EventKind::Command {
@@ -682,39 +749,36 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                 time,
                 background,
             } => {
-                let commands = shell::parse(text);
+                let commands = shell::parse(&text);
                 let kind = commands
                     .iter()
                     .map(classify::kind_of)
                     .min()
                     .unwrap_or(CheckpointKind::Other);
-                let host = commands
-                    .iter()
-                    .find_map(|c| c.host.clone())
-                    .or_else(|| prompt_host.clone());
+                let host = commands.iter().find_map(|c| c.host.clone()).or(prompt_host);
                 let observations = classify::observations(&commands);
                 let id = timeline.checkpoints.len();
                 by_event.insert(index, id);
                 timeline.checkpoints.push(Checkpoint {
                     id,
                     kind,
-                    command: text.clone(),
+                    command: text,
                     host,
-                    time: time.clone(),
+                    time,
                     message,
                     span: event.span,
                     output: None,
                     commands,
                     observations,
-                    seen: Vec::new(),
+                    seen: Seen::default(),
                     port_checks: Vec::new(),
                     log_windows: Vec::new(),
-                    by_human: *actor == crate::parse::Actor::Human,
-                    background: *background,
+                    by_human: actor == crate::parse::Actor::Human,
+                    by_subagent: actor == crate::parse::Actor::SubAgent,
+                    background,
                     exit_code: None,
                     is_error: false,
                     decoded,
-                    output_text: None,
                 });
             }
             EventKind::Output {
@@ -723,36 +787,25 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
                 exit_code,
                 is_error,
             } => {
-                if let Some(&id) = by_event.get(command) {
-                    let mut seen = match text {
-                        Some(text) => decoded_lines(text, event.span),
-                        None => seen_lines(&source.text, event.span),
-                    };
-                    if let Some(checkpoint) = timeline.checkpoints.get_mut(id) {
-                        if checkpoint.kind == CheckpointKind::Other
-                            && checkpoint.observations.is_empty()
-                        {
-                            keep_telling_lines(&mut seen);
-                        }
-                        // A background command's output may come in several polls.
-                        checkpoint.output = Some(match checkpoint.output {
-                            Some(previous) if previous.source == event.span.source => {
-                                previous.cover(event.span)
-                            }
-                            _ => event.span,
-                        });
-                        match (&mut checkpoint.output_text, text) {
-                            (Some(all), Some(more)) => {
-                                all.push('\n');
-                                all.push_str(more);
-                            }
-                            (slot, more) => slot.clone_from(more),
-                        }
-                        checkpoint.seen.extend(seen);
-                        checkpoint.exit_code = exit_code.or(checkpoint.exit_code);
-                        checkpoint.is_error |= *is_error;
+                let Some(checkpoint) = by_event
+                    .get(&command)
+                    .and_then(|&id| timeline.checkpoints.get_mut(id))
+                else {
+                    continue;
+                };
+                // An output no check reads keeps only its telling lines.
+                let prune =
+                    checkpoint.kind == CheckpointKind::Other && checkpoint.observations.is_empty();
+                checkpoint.seen.add(event.span, text, &source.text, prune);
+                // A background command's output may come in several polls.
+                checkpoint.output = Some(match checkpoint.output {
+                    Some(previous) if previous.source == event.span.source => {
+                        previous.cover(event.span)
                     }
-                }
+                    _ => event.span,
+                });
+                checkpoint.exit_code = exit_code.or(checkpoint.exit_code);
+                checkpoint.is_error |= is_error;
             }
             EventKind::Log(_) | EventKind::Unrecognized => {}
         }
@@ -763,38 +816,12 @@ fn collect_checkpoints(timeline: &mut Timeline, source: &Source, format: Format,
         // thousands of outputs that is a large share of the memory.
         checkpoint.seen.shrink_to_fit();
     }
-}
-
-/// For an output no check reads (`git log`, `ls`, an editor's output), keeps
-/// only what can still matter: lines that say something about a server (a
-/// lifecycle signal or a rank tag) and a few lines at each end, so that an
-/// output is never taken for empty. In long sessions these outputs are most
-/// of the text, and holding every line of them is most of the memory.
-fn keep_telling_lines(seen: &mut Vec<SeenLine>) {
-    const ENDS: usize = 5;
-    let total = seen.len();
-    if total <= 2 * ENDS {
-        return;
-    }
-    let mut index = 0;
-    seen.retain(|line| {
-        let keep = index < ENDS
-            || index >= total - ENDS
-            || line.log.signal.is_some()
-            || line.rank.is_some()
-            || line.log.rank.is_some();
-        index += 1;
-        keep
-    });
+    timeline.checkpoints.shrink_to_fit();
 }
 
 /// Reads the outcome of each port listing and request from the output.
 fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
-    let lines: Vec<(Span, &str)> = checkpoint
-        .seen
-        .iter()
-        .map(|l| (l.span, l.text.as_str()))
-        .collect();
+    let lines: Vec<(Span, &str)> = checkpoint.seen.iter().map(|l| (l.span, l.text)).collect();
     let mut checks = Vec::new();
     for observation in &checkpoint.observations {
         match observation {
@@ -875,44 +902,6 @@ fn is_request_failure(line: &str) -> bool {
         "Could not resolve host",
     ];
     FAILURES.iter().any(|f| line.contains(f))
-}
-
-/// Classifies every line of a tool output the way a log line would be.
-fn seen_lines(text: &str, span: Span) -> Vec<SeenLine> {
-    let output = text.get(span.start..span.end).unwrap_or("");
-    classify_output(output, |offset, len| {
-        Span::new(span.source, span.start + offset, span.start + offset + len)
-    })
-}
-
-/// Like [`seen_lines`] for decoded output: every line points at the record.
-fn decoded_lines(output: &str, record: Span) -> Vec<SeenLine> {
-    classify_output(output, |_, _| record)
-}
-
-/// Classifies each line (each `\r` segment) of an output; `span_of` maps a
-/// segment's offset and length in `output` to the span it is cited by.
-fn classify_output(output: &str, span_of: impl Fn(usize, usize) -> Span) -> Vec<SeenLine> {
-    let mut seen = Vec::new();
-    for (offset, line) in lines_with_offsets(output) {
-        let examined = &line[..floor_char_boundary(line, crate::diagnostic::LONG_LINE)];
-        let mut segment_start = 0;
-        for segment in examined.split('\r') {
-            let start = offset + segment_start;
-            segment_start += segment.len() + 1;
-            if segment.trim().is_empty() {
-                continue;
-            }
-            let clean = strip_ansi(segment);
-            seen.push(SeenLine {
-                span: span_of(start, segment.len()),
-                log: classify_line(&clean),
-                rank: rank_in_text(&clean),
-                text: clean.into_owned(),
-            });
-        }
-    }
-    seen
 }
 
 fn create_servers(timeline: &mut Timeline) {
@@ -1009,13 +998,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
             server.engine = log_engine;
         }
         server.log_source = Some(source_id);
-        server.lifecycle = Lifecycle::new(server.engine);
-        for event in &parsed[source_id].2.events {
-            if let EventKind::Log(log) = &event.kind {
-                server.lifecycle.absorb(event.span, log, None, true);
-            }
-        }
-        server.lifecycle.finish();
+        server.lifecycle = Lifecycle::from_log(server.engine, &parsed[source_id].2);
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }
@@ -1121,7 +1104,7 @@ fn attribute_observations(timeline: &mut Timeline) {
             for line in &timeline.checkpoints[id].seen {
                 server
                     .lifecycle
-                    .absorb(line.span, &line.log, line.rank.as_deref(), false);
+                    .absorb(line.span, line.log, line.rank, false);
             }
         }
         server.lifecycle.finish();
