@@ -358,15 +358,14 @@ const PATTERN_LITERALS: &[(&str, u32)] = &[
     ("://", 1 << 6),
 ];
 
-/// All of [`PATTERN_LITERALS`] in one multi-literal search: natively
-/// leftmost-first, which runs on its SIMD literal searcher (Teddy); in wasm,
-/// which has no Teddy, a DFA, the kind the log-line scanner uses
-/// (`parse::logline`), so that no second kind of automaton is linked.
+/// All of [`PATTERN_LITERALS`] in one multi-literal (SIMD) search.
+/// Leftmost-first: that search runs on its SIMD literal searcher (Teddy).
 static LITERAL_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
-    let kind = (!MULTI_LITERAL_SIMD).then_some(aho_corasick::AhoCorasickKind::DFA);
+    if !MULTI_LITERAL_SIMD {
+        return None;
+    }
     aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-        .kind(kind)
         .build(PATTERN_LITERALS.iter().map(|(literal, _)| literal))
         .ok()
 });
@@ -374,51 +373,93 @@ static LITERAL_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new
 /// For each of [`PATTERNS`], the parts of the text to search with it: none
 /// when the text holds none of its literals (most text, a file the agent
 /// read or a build's output, holds no credential at all), found in one pass
-/// instead of one per pattern. Natively the rest is the whole text, where
-/// the regex skips ahead with its own literal prefilter; in wasm it is the
-/// lines holding one of the pattern's literals, as the wasm engine
-/// (`regex-lite`) has no prefilter and would start at every byte of a
-/// 100 MB log. No match crosses a newline, so both find the same matches.
+/// instead of one per pattern. Either the whole text, where a regex with
+/// its own literal prefilter skips ahead (natively), or the lines holding
+/// one of the pattern's literals, for an engine with no prefilter, which
+/// would start at every byte of a 100 MB log (wasm's `regex-lite`). No
+/// match crosses a newline, so both find the same matches.
 fn search_ranges(text: &str, by_line: bool) -> Vec<Vec<Range<usize>>> {
     let mut ranges = vec![Vec::new(); PATTERNS.len()];
-    let Some(scan) = LITERAL_SCAN.as_ref() else {
-        let whole = 0..text.len();
-        ranges.fill(vec![whole]);
-        return ranges;
-    };
-    let all = (1 << PATTERNS.len()) - 1;
-    let mut found = 0;
-    // Not overlapping: no literal's end starts another family's literal, so
-    // none is hidden (and the search keeps its SIMD prefilter).
-    for hit in scan.find_iter(text) {
-        let patterns = PATTERN_LITERALS
-            .get(hit.pattern().as_usize())
-            .map_or(all, |(_, patterns)| *patterns);
-        if !by_line {
-            found |= patterns;
-            if found == all {
-                break;
-            }
-            continue;
-        }
+    if by_line {
         let bytes = text.as_bytes();
-        let start = memchr::memrchr(b'\n', &bytes[..hit.start()]).map_or(0, |i| i + 1);
-        let end = memchr::memchr(b'\n', &bytes[hit.end()..]).map_or(text.len(), |i| hit.end() + i);
-        for (index, list) in ranges.iter_mut().enumerate() {
-            if patterns & (1 << index) != 0 && list.last() != Some(&(start..end)) {
-                list.push(start..end);
+        let mut line = 0..0;
+        literal_hits(bytes, |at, patterns| {
+            if !line.contains(&at) {
+                let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+                line = start..end;
             }
+            for (index, list) in ranges.iter_mut().enumerate() {
+                if patterns & (1 << index) != 0 && list.last() != Some(&line) {
+                    list.push(line.clone());
+                }
+            }
+        });
+        // In text order, each line once, whichever key found it.
+        for list in &mut ranges {
+            list.sort_unstable_by_key(|line| line.start);
+            list.dedup();
         }
+        return ranges;
     }
-    if !by_line {
-        for (index, list) in ranges.iter_mut().enumerate() {
-            if found & (1 << index) != 0 {
-                let whole = 0..text.len();
-                list.push(whole);
+    let all = (1 << PATTERNS.len()) - 1;
+    let found = match LITERAL_SCAN.as_ref() {
+        Some(scan) => {
+            let mut found = 0;
+            // Not overlapping: no literal's end starts another family's
+            // literal, so none is hidden (and the search keeps its SIMD
+            // prefilter).
+            for hit in scan.find_iter(text) {
+                found |= PATTERN_LITERALS
+                    .get(hit.pattern().as_usize())
+                    .map_or(all, |(_, patterns)| *patterns);
+                if found == all {
+                    break;
+                }
             }
+            found
+        }
+        None => all,
+    };
+    for (index, list) in ranges.iter_mut().enumerate() {
+        if found & (1 << index) != 0 {
+            let whole = 0..text.len();
+            list.push(whole);
         }
     }
     ranges
+}
+
+/// What [`literal_hits`] searches for: each of [`PATTERN_LITERALS`] holds
+/// one (a test checks it), and each is rare in prose and logs (`gh`, which
+/// GitHub's prefixes share, is in every `throughput`; `_` is not).
+const LITERAL_KEYS: [&str; 5] = ["_", "sk-", "xox", "://", "AKIA"];
+
+/// Every occurrence of each of [`PATTERN_LITERALS`] in `bytes`, overlapping
+/// ones too, handed to `each` as a position inside it and its patterns'
+/// bits, key by key (so not in order). Without an automaton: a SIMD
+/// substring search (`memmem`) per key of [`LITERAL_KEYS`], the literals
+/// holding that key compared in place at each. In wasm, which has SIMD
+/// memchr but no multi-literal SIMD search, a few such passes are far
+/// faster than an automaton walking every byte.
+fn literal_hits(bytes: &[u8], mut each: impl FnMut(usize, u32)) {
+    for key in LITERAL_KEYS {
+        // The literals holding the key, with where it is in each.
+        let holding: Vec<(&[u8], usize, u32)> = PATTERN_LITERALS
+            .iter()
+            .filter_map(|(literal, patterns)| {
+                Some((literal.as_bytes(), literal.find(key)?, *patterns))
+            })
+            .collect();
+        for at in memchr::memmem::find_iter(bytes, key) {
+            for &(literal, offset, patterns) in &holding {
+                let start = at.wrapping_sub(offset);
+                if bytes.get(start..start.wrapping_add(literal.len())) == Some(literal) {
+                    each(at, patterns);
+                }
+            }
+        }
+    }
 }
 
 /// Every credential-shaped match in a text, placeholders left out: the
@@ -635,6 +676,17 @@ mod tests {
         // A literal at the end of a long text is still found.
         let long = format!("{}AKIAABCDEFGHIJKLMNOP", "x ".repeat(100_000));
         assert_eq!(matches(&long).count(), 1);
+    }
+
+    /// Every literal holds one of the keys the wasm search looks for.
+    #[test]
+    fn every_literal_holds_a_key() {
+        for (literal, _) in PATTERN_LITERALS {
+            assert!(
+                LITERAL_KEYS.iter().any(|key| literal.contains(key)),
+                "{literal}"
+            );
+        }
     }
 
     /// The patterns searched only on the lines holding their literals (as
