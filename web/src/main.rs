@@ -28,6 +28,7 @@ mod share;
 #[cfg(all(test, target_arch = "wasm32"))]
 mod tests;
 mod viewer;
+mod wire;
 mod worker;
 
 fn main() {

@@ -2,7 +2,8 @@
 //!
 //! The page posts a [`Request`] as a JSON header plus one byte buffer per
 //! source (transferred, not copied, so a 100 MB paste costs one memcpy out of
-//! the main thread's memory); the worker answers with a [`Reply`] in JSON.
+//! the main thread's memory); the worker answers with a [`Reply`], encoded
+//! by [`crate::wire`].
 //! [`run`] is the whole of the worker's job, and the page calls the same
 //! function itself when no worker can be started, so both paths give one
 //! result. Nothing here touches the browser, so it is tested natively.
@@ -155,8 +156,8 @@ mod tests {
                 .iter()
                 .all(|f| f.rule != "ranks-uncounted")
         );
-        let json = serde_json::to_string(&reply).unwrap_or_default();
-        let back: Reply = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let bytes = crate::wire::to_vec(&reply).unwrap_or_else(|e| panic!("{e}"));
+        let back: Reply = crate::wire::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, reply);
     }
 

@@ -9,7 +9,7 @@
 //! respawn) fetches nothing but the tiny worker script, from the same origin.
 //!
 //! The texts go over as transferred byte buffers and the reply comes back as
-//! JSON ([`crate::protocol`]). When no worker can be started (no boot info,
+//! one too, in a compact binary form ([`crate::wire`]). When no worker can be started (no boot info,
 //! as in `wasm-bindgen-test`, or an old browser) the page analyzes on the
 //! main thread through the same [`protocol::run`].
 
@@ -23,6 +23,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::protocol::{self, Reply, Request};
+use crate::wire;
 
 /// The worker script, relative to the page (so any sub-path works).
 const WORKER_SCRIPT: &str = "worker.js";
@@ -34,16 +35,20 @@ pub(crate) fn serve() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let replies = scope.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        let answer = match answer(&event.data()) {
-            Ok(json) => JsValue::from_str(&json),
+        match answer(&event.data()) {
+            Ok(bytes) => {
+                // The buffer is transferred, not copied.
+                let bytes = Uint8Array::from(bytes.as_slice());
+                let transfer = Array::of1(&bytes.buffer());
+                // Posting only fails for uncloneable values; bytes never are.
+                let _ = replies.post_message_with_transfer(&bytes, &transfer);
+            }
             Err(message) => {
                 let error = js_sys::Object::new();
                 let _ = Reflect::set(&error, &"error".into(), &message.into());
-                error.into()
+                let _ = replies.post_message(&error);
             }
-        };
-        // Posting only fails for uncloneable values; a string never is.
-        let _ = replies.post_message(&answer);
+        }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The worker lives as long as its handler; there is nothing to drop it for.
@@ -51,8 +56,8 @@ pub(crate) fn serve() {
     let _ = scope.post_message(&JsValue::from_str(READY));
 }
 
-/// One request: `{header, texts}` in, the [`Reply`] as JSON out.
-fn answer(data: &JsValue) -> Result<String, String> {
+/// One request: `{header, texts}` in, the [`Reply`] encoded ([`wire`]) out.
+fn answer(data: &JsValue) -> Result<Vec<u8>, String> {
     let header = Reflect::get(data, &"header".into())
         .ok()
         .and_then(|h| h.as_string())
@@ -79,7 +84,7 @@ fn answer(data: &JsValue) -> Result<String, String> {
     let (id, config, sources) = request.into_sources(texts);
     let mut reply = protocol::run(id, &config, &sources);
     reply.millis = js_sys::Date::now() - started;
-    serde_json::to_string(&reply).map_err(|e| format!("cannot encode the report: {e}"))
+    wire::to_vec(&reply).map_err(|e| format!("cannot encode the report: {e}"))
 }
 
 /// What the page hears back about a request.
@@ -131,8 +136,9 @@ impl Analyzer {
                 }
                 return;
             }
-            if let Some(json) = data.as_string() {
-                replies(serde_json::from_str(&json).map_err(|e| format!("bad reply: {e}")));
+            if let Some(bytes) = data.dyn_ref::<Uint8Array>() {
+                let bytes = bytes.to_vec();
+                replies(wire::from_slice(&bytes).map_err(|e| format!("bad reply: {e}")));
             } else {
                 let message = Reflect::get(&data, &"error".into())
                     .ok()

@@ -12,6 +12,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod engine;
 pub mod parse;
+mod re;
 pub mod report;
 pub mod rules;
 pub mod source;

@@ -8,11 +8,15 @@
 //! main: loading model`, `srv         start: binding port …`.
 
 use super::Parsed;
-use super::logline::{Prefix, capture, parse_log, regex};
+use super::logline::{Prefix, capture, parse_log};
 use crate::engine::{Engine, ServerSettings};
+use crate::re::regex;
 
-regex!(STAMP, r"^(?:(\d+\.\d\d\.\d{3}\.\d{3}) )?[IWEDT] ");
-regex!(MODEL, r"(?:loading model '([^']+)'|from (\S+\.gguf))");
+regex!(STAMP, r"(?-u)^(?:(\d+\.\d\d\.\d{3}\.\d{3}) )?[IWEDT] ");
+regex!(
+    MODEL,
+    r"(?:loading model '([^']+)'|from ([^\t\n\x0B\x0C\r ]+\.gguf))"
+);
 
 /// Function names that only llama.cpp prints at the start of a line.
 const WORDS: &[&str] = &[

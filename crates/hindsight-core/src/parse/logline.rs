@@ -12,7 +12,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::re::{Captures, Regex, regex};
 
 use super::{Event, EventKind, Parsed};
 use crate::diagnostic::LONG_LINE;
@@ -140,38 +140,33 @@ pub struct Prefix {
     pub engine: Option<Engine>,
 }
 
-macro_rules! regex {
-    ($name:ident, $pattern:literal) => {
-        static $name: std::sync::LazyLock<Option<regex::Regex>> =
-            std::sync::LazyLock::new(|| regex::Regex::new($pattern).ok());
-    };
-}
-pub(crate) use regex;
-
 regex!(
     SHARDS,
-    r"(?:checkpoint shards|loading shards|Loading weights(?: concurrently)?):\s+(\d+)%(?: Completed \||\|[^|]*\|) (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)"
+    r"(?-u:(?:checkpoint shards|loading shards|Loading weights(?: concurrently)?):\s+(\d+)%)(?: Completed \||\|[^|]*\|)(?-u: (\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+))"
 );
-regex!(WEIGHTS_END, r"(?i)load weight end\.(?:.*?\btype=(\w+))?");
-regex!(ELAPSED, r"elapsed=(\d+(?:\.\d+)?) ?s");
-regex!(TOOK_SECONDS, r"(\d+(?:\.\d+)?) ?s(?:ec(?:ond)?s?)?\b");
+regex!(
+    WEIGHTS_END,
+    r"(?i-u:load weight end\.)(?:.*?(?i-u:\btype=(\w+)))?"
+);
+regex!(ELAPSED, r"(?-u)elapsed=(\d+(?:\.\d+)?) ?s");
+regex!(TOOK_SECONDS, r"(?-u)(\d+(?:\.\d+)?) ?s(?:ec(?:ond)?s?)?\b");
 regex!(
     HOST_PORT,
-    r"(?:https?://)?([A-Za-z0-9_.-]+|\[[^\]]+\]):(\d{1,5})\b"
+    r"(?:https?://)?([A-Za-z0-9_.-]+|\[[^\]]+\]):(?-u:(\d{1,5})\b)"
 );
 regex!(
     ACCESS,
-    r#""(?:GET|POST|PUT|DELETE|HEAD|PATCH|OPTIONS) [^"]*HTTP/[\d.]+" (\d{3})"#
+    r#""(?:GET|POST|PUT|DELETE|HEAD|PATCH|OPTIONS) [^"]*HTTP/(?-u:[\d.]+" (\d{3}))"#
 );
-regex!(GIN, r"\[GIN\][^|]*\|\s*(\d{3})\s*\|");
+regex!(GIN, r"\[GIN\][^|]*(?-u:\|\s*(\d{3})\s*\|)");
 regex!(
     LLAMA_REQUEST,
-    r"request: (?:GET|POST|PUT|DELETE|HEAD|OPTIONS) \S+ \S+ (\d{3})"
+    r"request: (?:GET|POST|PUT|DELETE|HEAD|OPTIONS) [^\t\n\x0B\x0C\r ]+ [^\t\n\x0B\x0C\r ]+ (?-u:(\d{3}))"
 );
-regex!(ACCEPT_LEN, r"accept len: (\d+(?:\.\d+)?)");
+regex!(ACCEPT_LEN, r"(?-u)accept len: (\d+(?:\.\d+)?)");
 regex!(
     PY_EXCEPTION,
-    r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)(?::|$)"
+    r"(?-u)^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)(?::|$)"
 );
 regex!(
     ANSI,
@@ -179,20 +174,34 @@ regex!(
 );
 regex!(
     ENVELOPE,
-    r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\s]+\] |[A-Za-z0-9][\w.-]*\s+\| |[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \| |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? )"
+    r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\t\n\x0B\x0C\r ]+\] |(?-u:[A-Za-z0-9][\w.-]*\s+\| )|(?-u:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )[^\t\n\x0B\x0C\r ]+(?-u: [\w.@/-]+(?:\[\d+\])?: )|(?-u:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \| )|(?-u:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? ))"
 );
 regex!(
     GENERIC_TIME,
-    r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?: - | )"
+    r"(?-u)^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?: - | )"
 );
-regex!(TORCH_RANK, r"^\[rank(\d+)\]:");
-regex!(OLD_RANK, r"^Rank (\d+): ");
-regex!(NCCL_RANK, r"NCCL INFO .*?\brank (\d+) nranks (\d+)");
-regex!(MPI_RANK, r"MPI size: (\d+), rank: (\d+)");
-regex!(RANK_GPU, r"\bRank (\d+) is using GPU");
+regex!(TORCH_RANK, r"(?-u)^\[rank(\d+)\]:");
+regex!(OLD_RANK, r"(?-u)^Rank (\d+): ");
+regex!(NCCL_RANK, r"NCCL INFO .*?(?-u:\brank (\d+) nranks (\d+))");
+regex!(MPI_RANK, r"(?-u)MPI size: (\d+), rank: (\d+)");
+regex!(RANK_GPU, r"(?-u)\bRank (\d+) is using GPU");
 regex!(
     WORLD,
-    r"(?:world_size=(\d+) rank=(\d+)|rank (\d+) in world size (\d+) is assigned)"
+    r"(?-u)(?:world_size=(\d+) rank=(\d+)|rank (\d+) in world size (\d+) is assigned)"
+);
+regex!(
+    WORLD_SIZE,
+    r"(?-u)(?:MPI size: |nranks |world size |world_size=)(\d+)"
+);
+// An address-in-use line's port: `('0.0.0.0', 8000)`, `:8000`, `port: 8080`.
+regex!(
+    PORT_IN,
+    r"(?:'[^']*', (?-u:(\d{1,5}))\)|(?-u::(\d{1,5})\b|port:? (\d{1,5})\b))"
+);
+// A rank tag anywhere in a line of tool output (see `rank_in_text`).
+regex!(
+    ANY_RANK,
+    r"(?:\[[^\]]*?(?-u:((?:(?:DP|PP|TP|EP)\d+ ?)+))\]|(?-u:scheduler((?:_(?:DP|PP|TP|EP)\d+)+)|Worker((?:_(?:DP|PP|TP|EP)\d+)+)))"
 );
 
 const LEVELS: &[&str] = &[
@@ -372,10 +381,7 @@ fn body_ranks(message: &str, result: &mut LogLine) {
 }
 
 /// The captures of a lazily built pattern (none when it failed to build).
-pub(crate) fn capture<'t>(
-    re: &LazyLock<Option<Regex>>,
-    text: &'t str,
-) -> Option<regex::Captures<'t>> {
+pub(crate) fn capture<'t>(re: &LazyLock<Option<Regex>>, text: &'t str) -> Option<Captures<'t>> {
     re.as_ref().and_then(|re| re.captures(text))
 }
 
@@ -534,9 +540,11 @@ const TRIGGERS: &[(&str, u16)] = &[
 
 static TRIGGER_SCAN: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
     std::sync::LazyLock::new(|| {
-        // A DFA: this scan walks every byte of every output an agent read
-        // (over a hundred literals leave no SIMD prefilter), and the DFA
-        // walks about twice as fast as the default contiguous NFA.
+        // A DFA, the fastest kind: this scan walks every byte of every output
+        // an agent read (over a hundred literals leave no SIMD prefilter),
+        // and the DFA walks about twice as fast as the contiguous NFA the
+        // builder would choose; a second kind of automaton would also cost
+        // the web page 10 KB gzipped (the credential scan's is a DFA).
         aho_corasick::AhoCorasick::builder()
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(TRIGGERS.iter().map(|(needle, _)| needle))
@@ -674,10 +682,6 @@ fn start_and_dist(message: &str) -> Option<Signal> {
         || (has(" in world size ") && has("is assigned as"))
         || has("MPI size: ")
     {
-        regex!(
-            WORLD_SIZE,
-            r"(?:MPI size: |nranks |world size |world_size=)(\d+)"
-        );
         let world_size = capture(&WORLD_SIZE, message)
             .and_then(|c| c.get(1))
             .and_then(|m| m.as_str().parse().ok());
@@ -849,7 +853,7 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
 
 fn requests(message: &str, line: &str) -> Option<Signal> {
     let has = |needle: &str| message.contains(needle);
-    let status = |c: regex::Captures<'_>| c.get(1).and_then(|m| m.as_str().parse().ok());
+    let status = |c: Captures<'_>| c.get(1).and_then(|m| m.as_str().parse().ok());
     if (has("HTTP/1") || has("HTTP/2"))
         && let Some(c) = capture(&ACCESS, message)
     {
@@ -988,10 +992,6 @@ fn killed_by_shell(message: &str) -> bool {
 /// The port an address-in-use line names (`('0.0.0.0', 8000)`,
 /// `tcp://127.0.0.1:29236`, `127.0.0.1:11434`, `port: 8080`).
 fn failed_port(message: &str) -> Option<u16> {
-    regex!(
-        PORT_IN,
-        r"(?:'[^']*', (\d{1,5})\)|:(\d{1,5})\b|port:? (\d{1,5})\b)"
-    );
     let c = capture(&PORT_IN, message)?;
     c.iter()
         .skip(1)
@@ -1142,10 +1142,6 @@ fn speculative_config(raw: &str, settings: &mut ServerSettings) {
 /// A rank tag found anywhere in a line of tool output: a log prefix
 /// (`[… TP3]`), a process title (`sglang::scheduler_TP3`), or `Worker_TP3`.
 pub fn rank_in_text(line: &str) -> Option<String> {
-    regex!(
-        ANY_RANK,
-        r"(?:\[[^\]]*?((?:(?:DP|PP|TP|EP)\d+ ?)+)\]|scheduler((?:_(?:DP|PP|TP|EP)\d+)+)|Worker((?:_(?:DP|PP|TP|EP)\d+)+))"
-    );
     // Every form holds `DP`, `PP`, `TP` or `EP` and a digit: lines without
     // one are rejected by a byte search instead of the pattern.
     let bytes = line.as_bytes();
@@ -1902,12 +1898,8 @@ mod tests {
         }
         assert!(seen.iter().all(|&n| n > 3), "{seen:?}");
         // The rank guard is inside `rank_in_text`: compare with the pattern.
-        regex!(
-            ANY_RANK_AGAIN,
-            r"(?:\[[^\]]*?((?:(?:DP|PP|TP|EP)\d+ ?)+)\]|scheduler((?:_(?:DP|PP|TP|EP)\d+)+)|Worker((?:_(?:DP|PP|TP|EP)\d+)+))"
-        );
         for line in &lines {
-            if matches(&ANY_RANK_AGAIN, line) {
+            if matches(&ANY_RANK, line) {
                 assert!(rank_in_text(line).is_some(), "{line:?}");
             }
         }

@@ -6,20 +6,27 @@
 //! llama.cpp lines are interleaved.
 
 use super::Parsed;
-use super::logline::{Prefix, capture, parse_log, regex};
+use super::logline::{Prefix, capture, parse_log};
 use crate::engine::{Engine, ServerSettings};
+use crate::re::regex;
 
-regex!(SLOG, r#"^time=(\S+) level=\w+ source=\S+ msg=("?)"#);
+regex!(
+    SLOG,
+    r#"^time=([^\t\n\x0B\x0C\r ]+) level=(?-u:\w+) source=[^\t\n\x0B\x0C\r ]+ msg=("?)"#
+);
 regex!(
     OLD,
-    r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d) (?:[\w.-]+\.go:\d+: )?"
+    r"(?-u)^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d) (?:[\w.-]+\.go:\d+: )?"
 );
-regex!(GIN_TIME, r"^\[GIN\] (\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)");
+regex!(
+    GIN_TIME,
+    r"(?-u)^\[GIN\] (\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)"
+);
 regex!(
     HOST_VALUE,
-    r"OLLAMA_HOST:(?:https?://)?([^\s:\]]*)(?::(\d+))?"
+    r"OLLAMA_HOST:(?:https?://)?([^\t\n\x0B\x0C\r :\]]*)(?-u:(?::(\d+))?)"
 );
-regex!(RUNNER_MODEL, r"--model (\S+)");
+regex!(RUNNER_MODEL, r"--model ([^\t\n\x0B\x0C\r ]+)");
 
 /// Parses a whole log, see [`super::logline::parse_log`].
 pub fn parse(text: &str, source: usize) -> Parsed {

@@ -6,27 +6,19 @@
 //! command; the lines after it, up to the next prompt, message marker or
 //! closing fence, are its output; other lines are prose of the current message.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::{Actor, Event, EventKind, Parsed, Role};
 use crate::diagnostic::Diagnostic;
+use crate::re::regex;
 use crate::source::{Span, lines_with_offsets};
 
-static MARKER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)^(?:\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?|#{0,3}\s*\**(human|assistant|user|ai)\**:)",
-    )
-    .ok()
-});
-
-static PROMPT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?:\([\w.-]+\)\s+)?(?:\[?([\w.-]+@[\w.-]+)(?::[^\s$#]*|\s+[^\]\s]+\])?\s?[$#]|\$)(?:\s(.*))?$",
-    )
-    .ok()
-});
+regex!(
+    MARKER,
+    r"(?i-u)^(?:\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?|#{0,3}\s*\**(human|assistant|user|ai)\**:)"
+);
+regex!(
+    PROMPT,
+    r"^(?-u:(?:\([\w.-]+\)\s+)?)(?:\[?(?-u:([\w.-]+@[\w.-]+))(?::[^\t\n\x0B\x0C\r $#]*|(?-u:\s+)[^\]\t\n\x0B\x0C\r ]+\])?(?-u:\s?)[$#]|\$)(?:(?-u:\s)(.*))?$"
+);
 
 /// Whether a line starts a message (`[msg 12] assistant`, `Human:`, `**Assistant**:`).
 pub fn is_message_marker(line: &str) -> bool {

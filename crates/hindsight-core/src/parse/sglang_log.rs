@@ -4,12 +4,13 @@
 //! shared [`super::logline`] classifier.
 
 use super::Parsed;
-use super::logline::{Prefix, parse_log, regex};
+use super::logline::{Prefix, parse_log};
 use crate::engine::Engine;
+use crate::re::regex;
 
 regex!(
     SGLANG_PREFIX,
-    r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d|\d\d:\d\d:\d\d)((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)*)\] ?"
+    r"(?-u)^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d|\d\d:\d\d:\d\d)((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)*)\] ?"
 );
 
 /// Parses a whole log: one event per line (or `\r` update), see

@@ -6,15 +6,16 @@
 //! `Shard ready` is the weights; HTTP readiness is the router's `Connected`.
 
 use super::Parsed;
-use super::logline::{Prefix, capture, parse_log, regex, settings_from_fields};
+use super::logline::{Prefix, capture, parse_log, settings_from_fields};
 use crate::engine::{Engine, ServerSettings};
+use crate::re::regex;
 
 regex!(
     TGI_PREFIX,
-    r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?)\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+((?:[\w-]+(?:\{[^}]*\})?(?:::[\w-]+)*: )*)(?:[\w/.-]+\.rs:\d+: )?"
+    r"^(?-u:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?)\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+)((?:(?-u:[\w-]+)(?:\{[^}]*\})?(?-u:(?:::[\w-]+)*: ))*)(?-u:(?:[\w/.-]+\.rs:\d+: )?)"
 );
-regex!(TGI_RANK, r"\brank[=:] ?(\d+)");
-regex!(RS_FILE, r"^[\w/.-]+\.rs:\d+: ");
+regex!(TGI_RANK, r"(?-u)\brank[=:] ?(\d+)");
+regex!(RS_FILE, r"(?-u)^[\w/.-]+\.rs:\d+: ");
 
 /// Parses a whole log, see [`super::logline::parse_log`].
 pub fn parse(text: &str, source: usize) -> Parsed {

@@ -4,14 +4,15 @@
 //! using GPU 0`). `trtllm-serve` answers through uvicorn.
 
 use super::Parsed;
-use super::logline::{Prefix, capture, parse_log, regex};
+use super::logline::{Prefix, capture, parse_log};
 use crate::engine::Engine;
+use crate::re::regex;
 
 regex!(
     TRT_PREFIX,
-    r"^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\]\s*)?\[(?:TRT-LLM|TensorRT-LLM)\]((?:\s*\[[^\]]{1,16}\])*)\s*"
+    r"^(?-u:(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\]\s*)?\[(?:TRT-LLM|TensorRT-LLM)\])((?:(?-u:\s*)\[[^\]]{1,16}\])*)(?-u:\s*)"
 );
-regex!(TRT_RANK, r"\[RANK (\d+)\]");
+regex!(TRT_RANK, r"(?-u)\[RANK (\d+)\]");
 
 /// Parses a whole log, see [`super::logline::parse_log`].
 pub fn parse(text: &str, source: usize) -> Parsed {

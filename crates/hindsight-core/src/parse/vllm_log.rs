@@ -8,16 +8,17 @@
 //! config: model=…` line.
 
 use super::Parsed;
-use super::logline::{Prefix, capture, parse_log, regex, settings_from_fields};
+use super::logline::{Prefix, capture, parse_log, settings_from_fields};
 use crate::engine::{Engine, ServerSettings};
+use crate::re::regex;
 
 regex!(
     PROCESS,
-    r"^\(([A-Za-z_]\w*)(?: (TP\d+|rank=\d+))? pid=(\d+)(?:, ip=([\d.]+))?\)\s*"
+    r"(?-u)^\(([A-Za-z_]\w*)(?: (TP\d+|rank=\d+))? pid=(\d+)(?:, ip=([\d.]+))?\)\s*"
 );
 regex!(
     LEVEL_TIME,
-    r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)?\s+(?:\[[^\]]*\]|\S+\.py:\d+\])\s?"
+    r"^(?-u:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)?\s+)(?:\[[^\]]*\]|[^\t\n\x0B\x0C\r ]+(?-u:\.py:\d+\]))(?-u:\s?)"
 );
 
 /// The process names vLLM's `decorate_logs` and its Ray executor use.

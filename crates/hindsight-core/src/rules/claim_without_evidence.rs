@@ -11,11 +11,10 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::re::{Regex, regex};
 
 use super::gpu_release_unverified::{Outcome as Gpu, gpu_outcome};
 use super::{CheckStatus, Finding, Rule, Severity, at_prose, log_path_or_hint, on_host};
-use crate::parse::logline::regex;
 use crate::parse::{Role, Signal};
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Outcome, Prose, Server, Timeline};
 
@@ -75,31 +74,31 @@ impl Claim {
 
 regex!(
     READY,
-    r"(?i)\b(?:(?:server|it|sglang|vllm|tgi|endpoint|api|instance|everything)\b[^.!?;\n]{0,40}?\b(?:is|'s|are)\s+(?:now\s+)?(?:up|ready|running|serving|healthy|live|online)\b|up and running|ready to (?:serve|roll|accept)|started successfully|came up\b)"
+    r"(?-u:\b)(?:(?i-u:(?:server|it|sglang|vllm|tgi|endpoint|api|instance|everything)\b)[^.!?;\n]{0,40}?(?i-u:\b(?:is|'s|are)\s+(?:now\s+)?(?:up|ready|running|serving|healthy|live|online)\b)|(?i-u:up and running|ready to (?:serve|roll|accept)|started successfully|came up\b))"
 );
 regex!(
     LOADED,
-    r"(?i)\b(?:(?:weights?|model|checkpoint|shards?)\b[^.!?;\n]{0,30}?\b(?:is|are|has been|have been|was|were|fully|now|successfully)\s+loaded\b|loaded all\b)"
+    r"(?-u:\b)(?:(?i-u:(?:weights?|model|checkpoint|shards?)\b)[^.!?;\n]{0,30}?(?i-u:\b(?:is|are|has been|have been|was|were|fully|now|successfully)\s+loaded\b)|(?i-u:loaded all\b))"
 );
 regex!(
     DRAFTER,
-    r"(?i)\b(?:(?:drafter|draft model|eagle-?3?|mtp|speculative decoding|speculation)\b[^.!?;\n]{0,40}?\b(?:is|are|'s)\s+(?:now\s+)?(?:active|loaded|working|enabled|running|on|up)\b|with the (?:eagle-?3? |mtp )?(?:drafter|draft model)\b)"
+    r"(?-u:\b)(?:(?i-u:(?:drafter|draft model|eagle-?3?|mtp|speculative decoding|speculation)\b)[^.!?;\n]{0,40}?(?i-u:\b(?:is|are|'s)\s+(?:now\s+)?(?:active|loaded|working|enabled|running|on|up)\b)|(?i-u:with the (?:eagle-?3? |mtp )?(?:drafter|draft model)\b))"
 );
 regex!(
     RANKS,
-    r"(?i)\ball\s+(?:\d+\s+)?(?:tp\s+|dp\s+)?(?:ranks|gpus|workers)\b[^.!?;\n]{0,30}?\b(?:up|loaded|running|initialized|ready|healthy|participating|joined)\b"
+    r"(?i-u:\ball\s+(?:\d+\s+)?(?:tp\s+|dp\s+)?(?:ranks|gpus|workers)\b)[^.!?;\n]{0,30}?(?i-u:\b(?:up|loaded|running|initialized|ready|healthy|participating|joined)\b)"
 );
 regex!(
     PORT,
-    r"(?i)\b(?:listening|bound|serving)\s+on\s+(?:port\s+)?(?:[\w.-]+:)?(\d{2,5})\b|\bport\s+(\d{2,5})\s+is\s+(?:now\s+)?(?:open|listening|up|bound)\b"
+    r"(?i-u)\b(?:listening|bound|serving)\s+on\s+(?:port\s+)?(?:[\w.-]+:)?(\d{2,5})\b|\bport\s+(\d{2,5})\s+is\s+(?:now\s+)?(?:open|listening|up|bound)\b"
 );
 regex!(
     GPUS_FREE,
-    r"(?i)\b(?:gpus?\b[^.!?;\n]{0,30}?\b(?:are|is)\s+(?:now\s+)?(?:free|freed|released|idle|clear|empty)\b|(?:freed|released)\s+(?:the\s+|all\s+)?(?:gpus?|gpu memory|vram)\b|gpu memory (?:is\s+)?(?:now\s+)?(?:freed|released|free)\b)"
+    r"(?-u:\b)(?:(?i-u:gpus?\b)[^.!?;\n]{0,30}?(?i-u:\b(?:are|is)\s+(?:now\s+)?(?:free|freed|released|idle|clear|empty)\b)|(?i-u:(?:freed|released)\s+(?:the\s+|all\s+)?(?:gpus?|gpu memory|vram)\b|gpu memory (?:is\s+)?(?:now\s+)?(?:freed|released|free)\b))"
 );
 regex!(
     HEDGE,
-    r"(?i)\b(?:not|no|never|yet|if|once|until|unless|whether|before|after|when|should|will|would|might|may|could|wait|waiting|hopefully|probably|expect|let me|let's|to see|going to|plan|need to|want to|make sure|confirm|ensure)\b|'ll\b|n't\b|\?"
+    r"(?i-u)\b(?:not|no|never|yet|if|once|until|unless|whether|before|after|when|should|will|would|might|may|could|wait|waiting|hopefully|probably|expect|let me|let's|to see|going to|plan|need to|want to|make sure|confirm|ensure)\b|'ll\b|n't\b|\?"
 );
 
 fn run(timeline: &Timeline) -> Vec<Finding> {

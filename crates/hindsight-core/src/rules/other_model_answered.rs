@@ -4,7 +4,7 @@
 //! "passing" check verified the wrong process.
 
 use super::{CheckStatus, Finding, Rule, Severity, describe, observers, on_host};
-use crate::parse::logline::regex;
+use crate::re::regex;
 use crate::timeline::{Outcome, Server, Timeline};
 
 pub(super) const RULE: Rule = Rule {
@@ -28,8 +28,8 @@ with the launch's `--model-path` or `--served-model-name`.",
 
 // `"model": "…"` in a completion; `"id": "…"` only in a model list (a
 // completion's own `"id"` is `chatcmpl-…`).
-regex!(MODEL_KEY, r#""model"\s*:\s*"([^"]{1,300})""#);
-regex!(LISTED_ID, r#""id"\s*:\s*"([^"]{1,300})""#);
+regex!(MODEL_KEY, r#""model"(?-u:\s*:\s*)"([^"]{1,300})""#);
+regex!(LISTED_ID, r#""id"(?-u:\s*:\s*)"([^"]{1,300})""#);
 
 /// The model ids an answer names.
 fn model_ids(line: &str) -> Vec<&str> {

@@ -4,9 +4,7 @@
 //! several commands takes the kind of its most consequential one: launching a
 //! server matters more than the `sleep` or `tail` around it.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
+use crate::re::regex;
 use serde::Serialize;
 
 use crate::parse::shell::SimpleCommand;
@@ -193,9 +191,10 @@ pub enum Window {
     },
 }
 
-static URL: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"^(?:(https?)://)?(\[[^\]]+\]|[A-Za-z0-9.-]+)(?::(\d+))?(/\S*)?$").ok()
-});
+regex!(
+    URL,
+    r"^(?:(https?)://)?(\[[^\]]+\]|[A-Za-z0-9.-]+)(?-u:(?::(\d+))?)(/[^\t\n\x0B\x0C\r ]*)?$"
+);
 
 /// Observations of every command in one tool call (pipelines included:
 /// `ss -ltn | grep 8000` is one port listing filtered for 8000).

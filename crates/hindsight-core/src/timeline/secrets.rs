@@ -3,10 +3,10 @@
 //! the `secret-exposed` rule can report them and the report can redact them
 //! everywhere it quotes text.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::Regex;
-
+use crate::re::{Regex, regex};
 use crate::source::{Source, Span};
 
 /// One credential found in a source.
@@ -22,41 +22,34 @@ pub struct Secret {
     pub redacted: String,
 }
 
-struct Pattern {
-    kind: &'static str,
-    /// The credential is capture group 1 when there is one, else the match.
-    regex: LazyLock<Option<Regex>>,
-}
+// ASCII word boundaries and classes: credentials are ASCII, a Unicode `\b`
+// would make the native engine leave its fast automaton on any non-ASCII
+// text, and the wasm engine knows only ASCII classes (`crate::re`). Each has
+// a rare literal (`hf_`, `AKIA`, `://`…) its search skips to. The two
+// credentials led by a common word (`token: 1234` is in every batch line of
+// a server log, and `authorization` is case-free) are matched by hand below
+// (`bearers`, `credentials`).
+regex!(HF_TOKEN, r"(?-u:\b)(hf_[A-Za-z0-9]{30,})");
+regex!(ANTHROPIC_KEY, r"(?-u:\b)(sk-ant-[A-Za-z0-9_-]{20,})");
+regex!(OPENAI_KEY, r"(?-u:\b)(sk-(?:proj-)?[A-Za-z0-9_-]{20,})");
+regex!(GITHUB_TOKEN, r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{30,})");
+regex!(AWS_KEY, r"(?-u:\b)(AKIA[0-9A-Z]{16})(?-u:\b)");
+regex!(SLACK_TOKEN, r"(?-u:\b)(xox[baprs]-[A-Za-z0-9-]{10,})");
+regex!(
+    URL_PASSWORD,
+    r"(?-u:\b)[a-z][a-z0-9+.-]*://[^\t\n\x0B\x0C\r :/@]+:([^\t\n\x0B\x0C\r @/]{3,})@"
+);
 
-macro_rules! pattern {
-    ($kind:literal, $re:literal) => {
-        Pattern {
-            kind: $kind,
-            regex: LazyLock::new(|| Regex::new($re).ok()),
-        }
-    };
-}
-
-// ASCII word boundaries: a Unicode `\b` makes the regex engine leave its
-// fast automaton on any non-ASCII text, and credentials are ASCII anyway.
-// Each has a rare literal (`hf_`, `AKIA`, `://`…) its search skips to. The
-// two credentials led by a common word (`token: 1234` is in every batch line
-// of a server log, and `authorization` is case-free) are matched by hand
-// below: see [`KINDS`].
-static PATTERNS: [Pattern; 7] = [
-    pattern!("Hugging Face token", r"(?-u:\b)(hf_[A-Za-z0-9]{30,})"),
-    pattern!("Anthropic API key", r"(?-u:\b)(sk-ant-[A-Za-z0-9_-]{20,})"),
-    pattern!(
-        "OpenAI API key",
-        r"(?-u:\b)(sk-(?:proj-)?[A-Za-z0-9_-]{20,})"
-    ),
-    pattern!("GitHub token", r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{30,})"),
-    pattern!("AWS access key", r"(?-u:\b)(AKIA[0-9A-Z]{16})(?-u:\b)"),
-    pattern!("Slack token", r"(?-u:\b)(xox[baprs]-[A-Za-z0-9-]{10,})"),
-    pattern!(
-        "password in a URL",
-        r"(?-u:\b)[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"
-    ),
+/// Each kind of credential found by a pattern, and the pattern: the
+/// credential is capture group 1 when there is one, else the match.
+static PATTERNS: [(&str, &LazyLock<Option<Regex>>); 7] = [
+    ("Hugging Face token", &HF_TOKEN),
+    ("Anthropic API key", &ANTHROPIC_KEY),
+    ("OpenAI API key", &OPENAI_KEY),
+    ("GitHub token", &GITHUB_TOKEN),
+    ("AWS access key", &AWS_KEY),
+    ("Slack token", &SLACK_TOKEN),
+    ("password in a URL", &URL_PASSWORD),
 ];
 
 /// The kinds found by hand, by their place in the order kinds are tried on
@@ -81,12 +74,12 @@ fn kind(index: usize) -> &'static str {
         CREDENTIAL => "credential in an option or variable",
         _ => PATTERNS
             .get(if index > BEARER { index - 1 } else { index })
-            .map_or("credential", |p| p.kind),
+            .map_or("credential", |(kind, _)| kind),
     }
 }
 
 /// A match: the whole of it and the credential in it, as byte ranges.
-type Found = (std::ops::Range<usize>, std::ops::Range<usize>);
+type Found = (Range<usize>, Range<usize>);
 
 /// The length of the run of `class` bytes at `at`.
 fn run(bytes: &[u8], at: usize, class: impl Fn(u8) -> bool) -> usize {
@@ -123,7 +116,9 @@ const KEYWORDS: &[(&[u8], u8, usize)] = &[
 /// Whether multi-literal searches run on SIMD here: aho-corasick's Teddy
 /// exists for x86-64 and AArch64 only. Elsewhere (WebAssembly, where
 /// memchr has SIMD) a letter found with memchr is faster than an automaton
-/// walking every byte, so the searches below are not used.
+/// walking every byte, so the keywords are found by their letters; the
+/// patterns' rarer literals are still found by an automaton
+/// ([`LITERAL_SCAN`]).
 const MULTI_LITERAL_SIMD: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// The keywords as one multi-literal (SIMD) search over lowercased text.
@@ -375,46 +370,124 @@ static LITERAL_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new
         .ok()
 });
 
-/// Which of [`PATTERNS`] (a bit each) may match somewhere in the text. One
-/// pass instead of one per pattern: most text (a file the agent read, a
-/// build's output) holds no credential at all.
-fn candidate_patterns(text: &str) -> u32 {
+/// For each of [`PATTERNS`], the parts of the text to search with it: none
+/// when the text holds none of its literals (most text, a file the agent
+/// read or a build's output, holds no credential at all), found in one pass
+/// instead of one per pattern. Either the whole text, where a regex with
+/// its own literal prefilter skips ahead (natively), or the lines holding
+/// one of the pattern's literals, for an engine with no prefilter, which
+/// would start at every byte of a 100 MB log (wasm's `regex-lite`). No
+/// match crosses a newline, so both find the same matches.
+fn search_ranges(text: &str, by_line: bool) -> Vec<Vec<Range<usize>>> {
+    let mut ranges = vec![Vec::new(); PATTERNS.len()];
+    if by_line {
+        let bytes = text.as_bytes();
+        let mut line = 0..0;
+        literal_hits(bytes, |at, patterns| {
+            if !line.contains(&at) {
+                let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+                line = start..end;
+            }
+            for (index, list) in ranges.iter_mut().enumerate() {
+                if patterns & (1 << index) != 0 && list.last() != Some(&line) {
+                    list.push(line.clone());
+                }
+            }
+        });
+        // In text order, each line once, whichever key found it.
+        for list in &mut ranges {
+            list.sort_unstable_by_key(|line| line.start);
+            list.dedup();
+        }
+        return ranges;
+    }
     let all = (1 << PATTERNS.len()) - 1;
-    let Some(scan) = LITERAL_SCAN.as_ref() else {
-        return all;
+    let found = match LITERAL_SCAN.as_ref() {
+        Some(scan) => {
+            let mut found = 0;
+            // Not overlapping: no literal's end starts another family's
+            // literal, so none is hidden (and the search keeps its SIMD
+            // prefilter).
+            for hit in scan.find_iter(text) {
+                found |= PATTERN_LITERALS
+                    .get(hit.pattern().as_usize())
+                    .map_or(all, |(_, patterns)| *patterns);
+                if found == all {
+                    break;
+                }
+            }
+            found
+        }
+        None => all,
     };
-    let mut found = 0;
-    // Not overlapping: no literal's end starts another family's literal, so
-    // none is hidden (and the search keeps its SIMD prefilter).
-    for hit in scan.find_iter(text) {
-        let Some((_, patterns)) = PATTERN_LITERALS.get(hit.pattern().as_usize()) else {
-            return all;
-        };
-        found |= patterns;
-        if found == all {
-            break;
+    for (index, list) in ranges.iter_mut().enumerate() {
+        if found & (1 << index) != 0 {
+            let whole = 0..text.len();
+            list.push(whole);
         }
     }
-    found
+    ranges
+}
+
+/// What [`literal_hits`] searches for: each of [`PATTERN_LITERALS`] holds
+/// one (a test checks it), and each is rare in prose and logs (`gh`, which
+/// GitHub's prefixes share, is in every `throughput`; `_` is not).
+const LITERAL_KEYS: [&str; 5] = ["_", "sk-", "xox", "://", "AKIA"];
+
+/// Every occurrence of each of [`PATTERN_LITERALS`] in `bytes`, overlapping
+/// ones too, handed to `each` as a position inside it and its patterns'
+/// bits, key by key (so not in order). Without an automaton: a SIMD
+/// substring search (`memmem`) per key of [`LITERAL_KEYS`], the literals
+/// holding that key compared in place at each. In wasm, which has SIMD
+/// memchr but no multi-literal SIMD search, a few such passes are far
+/// faster than an automaton walking every byte.
+fn literal_hits(bytes: &[u8], mut each: impl FnMut(usize, u32)) {
+    for key in LITERAL_KEYS {
+        // The literals holding the key, with where it is in each.
+        let holding: Vec<(&[u8], usize, u32)> = PATTERN_LITERALS
+            .iter()
+            .filter_map(|(literal, patterns)| {
+                Some((literal.as_bytes(), literal.find(key)?, *patterns))
+            })
+            .collect();
+        for at in memchr::memmem::find_iter(bytes, key) {
+            for &(literal, offset, patterns) in &holding {
+                let start = at.wrapping_sub(offset);
+                if bytes.get(start..start.wrapping_add(literal.len())) == Some(literal) {
+                    each(at, patterns);
+                }
+            }
+        }
+    }
 }
 
 /// Every credential-shaped match in a text, placeholders left out: the
 /// kind's index, the whole match and the credential in it. Pattern by
-/// pattern over the whole text, each only where its literal is: each regex
-/// skips ahead with its own literal prefilter (`hf_`, `://`…), far faster
-/// than every pattern on every line. No match crosses a newline.
+/// pattern, each only where [`search_ranges`] sends it: far faster than
+/// every pattern on every line.
 fn matches(text: &str) -> impl Iterator<Item = (usize, Found)> + '_ {
-    let candidates = candidate_patterns(text);
+    matches_in(text, !MULTI_LITERAL_SIMD)
+}
+
+/// [`matches`], the patterns searched line by line or over the whole text.
+fn matches_in(text: &str, by_line: bool) -> impl Iterator<Item = (usize, Found)> + '_ {
     let by_pattern = PATTERNS
         .iter()
+        .zip(search_ranges(text, by_line))
         .enumerate()
-        .filter(move |(index, _)| candidates & (1 << index) != 0)
-        .filter_map(|(index, pattern)| pattern.regex.as_ref().map(|regex| (index, regex)))
-        .flat_map(move |(index, regex)| {
-            regex.captures_iter(text).filter_map(move |captures| {
-                let whole = captures.get(0)?;
-                let value = captures.get(1).unwrap_or(whole);
-                Some((order(index), (whole.range(), value.range())))
+        .filter_map(|(index, ((_, regex), ranges))| Some((index, regex.as_ref()?, ranges)))
+        .flat_map(move |(index, regex, ranges)| {
+            ranges.into_iter().flat_map(move |range| {
+                let offset = range.start;
+                regex
+                    .captures_iter(&text[range])
+                    .filter_map(move |captures| {
+                        let whole = captures.get(0)?.range();
+                        let value = captures.get(1).map_or(whole.clone(), |m| m.range());
+                        let shift = |r: Range<usize>| r.start + offset..r.end + offset;
+                        Some((order(index), (shift(whole), shift(value))))
+                    })
             })
         });
     let real = move |(_, value): &Found| !is_placeholder(&text[value.clone()]);
@@ -583,26 +656,54 @@ mod tests {
             "https://ops:Tr0ub4dor@git.example.com/x.git",
         ];
         for example in examples {
-            for (index, pattern) in PATTERNS.iter().enumerate() {
-                let regex = pattern.regex.as_ref().expect("pattern");
+            for (index, (_, regex)) in PATTERNS.iter().enumerate() {
+                let regex = regex.as_ref().expect("pattern");
                 if let Some(found) = regex.find(example) {
                     let holds = PATTERN_LITERALS.iter().any(|(literal, patterns)| {
                         patterns & (1 << index) != 0 && found.as_str().contains(literal)
                     });
                     assert!(holds, "{example} by pattern {index}");
-                    assert!(candidate_patterns(example) & (1 << index) != 0);
+                    for by_line in [false, true] {
+                        assert!(!search_ranges(example, by_line)[index].is_empty());
+                    }
                 }
             }
         }
-        if MULTI_LITERAL_SIMD {
-            assert_eq!(
-                candidate_patterns("no credential here, just sk_ and hf-"),
-                0
-            );
+        for by_line in [false, true] {
+            let ranges = search_ranges("no credential here, just sk_ and hf-", by_line);
+            assert!(ranges.iter().all(Vec::is_empty));
         }
         // A literal at the end of a long text is still found.
         let long = format!("{}AKIAABCDEFGHIJKLMNOP", "x ".repeat(100_000));
         assert_eq!(matches(&long).count(), 1);
+    }
+
+    /// Every literal holds one of the keys the wasm search looks for.
+    #[test]
+    fn every_literal_holds_a_key() {
+        for (literal, _) in PATTERN_LITERALS {
+            assert!(
+                LITERAL_KEYS.iter().any(|key| literal.contains(key)),
+                "{literal}"
+            );
+        }
+    }
+
+    /// The patterns searched only on the lines holding their literals (as
+    /// in wasm) find what they find over the whole text (as natively).
+    #[cfg(not(target_family = "wasm"))]
+    #[test]
+    fn literal_lines_find_what_the_whole_text_has() {
+        let corpus = crate::re::tests::corpus_cached().join("\n");
+        for text in [
+            corpus.as_str(),
+            "x\n\nhf_abcdefghijklmnopqrstuvwxyz0123456\n",
+            "hf_abcdefghijklmnopqrstuvwxyz0123456 sk-abcdefghijklmnopqrstuvwxyz\nAKIAABCDEFGHIJKLMNOP",
+        ] {
+            let whole: Vec<_> = matches_in(text, false).collect();
+            assert!(!whole.is_empty());
+            assert_eq!(matches_in(text, true).collect::<Vec<_>>(), whole);
+        }
     }
 
     /// Keywords are found in windows: one across a window's edge, and every
@@ -639,7 +740,7 @@ mod tests {
 
     #[test]
     fn all_patterns_compile() {
-        assert!(PATTERNS.iter().all(|p| p.regex.is_some()));
+        assert!(PATTERNS.iter().all(|(_, regex)| regex.is_some()));
     }
 
     #[test]
