@@ -1153,7 +1153,13 @@ fn is_routine(group: u16) -> bool {
 /// trigger. Fewer and shorter than the triggers themselves, because a SIMD
 /// search (Teddy) slows with each literal; none is common in routine lines
 /// (`KV cache` is not one: vLLM's metrics line says `GPU KV cache usage`).
-/// `ank` finds the rank tags written in a message (NCCL, MPI, `rank=`).
+/// Teddy fingerprints a literal by its first four bytes (fewer if any
+/// literal of its group is shorter), and every place those bytes occur must
+/// be verified, so each literal starts where routine lines do not: `e 137`,
+/// not `code 137` (`Decode batch`), `PService`, not `HTTPService` (every
+/// access line), `eDead`, not `EngineDead` (vLLM's `Engine 000:`), and none
+/// is shorter than four bytes. `rank` and `Rank` find the rank tags written
+/// in a message (NCCL, MPI, `rank=`, `Rank n is using GPU`).
 const RARE_LITERALS: &[&str] = &[
     "emory",
     "rror",
@@ -1168,18 +1174,19 @@ const RARE_LITERALS: &[&str] = &[
     "bind",
     "illed",
     "KILL",
-    "code 137",
-    "code=137",
+    "e 137",
+    "e=137",
     "signal 9",
-    "EngineDead",
+    "eDead",
     "died",
     "Shard",
     "Webserver",
-    "terminated",
+    "minated",
     "Traceback",
     "sigquit",
     "Child",
-    "rgs",
+    "Args",
+    "args",
     "Namespace",
     "config",
     "oading model",
@@ -1198,24 +1205,25 @@ const RARE_LITERALS: &[&str] = &[
     "drafter",
     "Detected",
     "took",
-    "started in",
-    "model loaded",
+    "rted in",
+    "del loaded",
     "Loaded engine",
-    "KV Cache is allocated",
-    "KV cache size",
-    "paged KV cache",
-    "GPU blocks",
+    "Cache is",
+    "e size",
+    "paged KV",
+    "U blocks",
     "KV-cache",
     "aptur",
     "APTUR",
     "Uvicorn",
-    "HTTPService",
+    "PService",
     "is listening",
     "Listening on",
-    "startup complete",
+    "artup",
     "ready to roll",
     "Connected",
-    "ank",
+    "rank",
+    "Rank",
 ];
 
 /// A set of literals searched over a whole text: Teddy (SIMD) where the
@@ -1397,6 +1405,14 @@ impl<'t> Sink<'t> {
     /// Whether a line without a template literal shows only rank tags
     /// already seen (then it says nothing new).
     fn nothing_new(&mut self, start: usize, end: usize, piece: &'t str) -> bool {
+        // vLLM writes one process's tags on run after run of lines: a line
+        // that repeats the latest known tags byte for byte has their key,
+        // without reading them again (see [`repeats_process_tags`]).
+        if let Some(TagKey::Vllm(tags)) = self.last_known
+            && repeats_process_tags(piece, tags)
+        {
+            return true;
+        }
         let text = self.text;
         let rank_literal = &mut self.rank_literal;
         let Some(key) = TagKey::read(piece, || {
@@ -1532,6 +1548,23 @@ impl<'t> TagKey<'t> {
             TagKey::Trt(digits) => (Some(Cow::Owned(format!("rank {digits}"))), None),
         }
     }
+}
+
+/// Whether `line` opens with vLLM process tags `tags` (as read by
+/// `vllm_log::read_process_tags` from an earlier line, trailing whitespace
+/// included, not empty) and they end there: the next byte neither continues them (`(`
+/// opens another tag, whitespace would belong to them) nor is outside ASCII,
+/// where the pattern's Unicode classes might read on. Those tags then read
+/// the same in both lines, whatever else the line holds.
+fn repeats_process_tags(line: &str, tags: &str) -> bool {
+    // Empty tags (a line that opens with no tag) would match any line.
+    !tags.is_empty()
+        && tags.len() < 512
+        && line.as_bytes().starts_with(tags.as_bytes())
+        && line
+            .as_bytes()
+            .get(tags.len())
+            .is_some_and(|b| b.is_ascii_graphic() && *b != b'(')
 }
 
 /// A line's rank tags as [`classify`] gives them, read by hand (see
