@@ -90,12 +90,17 @@ pub(super) fn fast_rank(line: &str) -> Option<&str> {
     }
     let tags = &line[tags_start..tags_end];
     // `\[RANK (\d+)\]`, the first in the tags.
-    // By hand: `match_indices` sets up a substring search per line.
-    let rank = memchr::memchr_iter(b'[', tags.as_bytes()).find_map(|at| {
-        let rest = tags.get(at..)?.strip_prefix("[RANK ")?;
-        let count = rest.bytes().take_while(u8::is_ascii_digit).count();
-        (count > 0 && rest.as_bytes().get(count) == Some(&b']')).then(|| &rest[..count])
-    });
+    // By hand: `match_indices` sets up a substring search per line, and so
+    // does `memchr` per call; the tags are a few short brackets.
+    let rank = tags
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'[')
+        .find_map(|(at, _)| {
+            let rest = tags.get(at..)?.strip_prefix("[RANK ")?;
+            let count = rest.bytes().take_while(u8::is_ascii_digit).count();
+            (count > 0 && rest.as_bytes().get(count) == Some(&b']')).then(|| &rest[..count])
+        });
     Some(rank.unwrap_or(""))
 }
 
