@@ -1162,81 +1162,82 @@ fn is_routine(group: u16) -> bool {
 /// in a message (NCCL, MPI, `rank=`, `Rank n is using GPU`).
 ///
 /// The order matters for speed only. Teddy puts a literal in a bucket by
-/// its place in its group (the 1st, 9th, 17th and 25th of a group of 32
-/// share one) and a text position is a candidate to verify when each of its
-/// first four bytes matches, nibble by nibble, some literal of a bucket.
-/// This order was found by `scripts/teddy-order.py` (swapping literals,
-/// counting candidates on the routine lines of the six engines' benchmark
-/// logs), which left no candidate at all in those lines; a new literal goes
+/// its place in its group (fat Teddy has 16 buckets: the 1st, 17th, 33rd
+/// and 49th share one; slim Teddy 8) and a text position is a candidate to
+/// verify when each of its first four bytes matches, nibble by nibble, some
+/// literal of a bucket. This order was found by `scripts/teddy-order.py`
+/// (swapping literals, counting candidates on the routine lines of the six
+/// engines' benchmark logs), which left no candidate at all in those lines
+/// for the one fat group and few for two slim ones; a new literal goes
 /// last, and then (or if a log's routine lines slow down) the search is
 /// worth running again. `#033[`
 /// (escape-code residue) is no template's: a line holding it is read in
 /// full anyway, and finding it here spares a search of its own.
 const RARE_LITERALS: &[&str] = &[
-    "PService",
-    "took",
-    "Shard",
-    "bind",
-    "e 137",
-    "args",
     "died",
-    "Connected",
-    "minated",
-    "nccl",
-    "#033[",
-    "Errno",
-    "Child",
-    "KILL",
-    "rted in",
-    "NCCL",
-    "eDead",
-    "ready to roll",
-    "artup",
-    "rror",
-    "Traceback",
+    "bind",
+    "PService",
+    "Shard",
     "rank",
-    "xception",
-    "sigquit",
-    "Loaded engine",
-    "world",
-    "e size",
+    "Uvicorn",
     "oad weight",
-    "e=137",
+    "signal 9",
     "INUSE",
+    "Detected",
+    "e 137",
+    "rror",
+    "build: ",
+    "e=137",
+    "minated",
+    "Args",
+    "aptur",
+    "shards:",
     "paged KV",
-    "ailed",
-    "oading model",
+    "ddress",
+    "is listening",
+    "rted in",
+    "tarting",
+    "ready to roll",
+    ".gguf",
+    "Listening on",
+    "eDead",
+    "took",
+    "U blocks",
     "torch distributed",
     "drafter",
-    "build: ",
-    "signal 9",
+    "sigquit",
+    "args",
+    "e size",
     "KV-cache",
-    "del loaded",
-    "vLLM",
-    "U blocks",
-    "illed",
-    "load model",
-    "Webserver",
-    "APTUR",
-    "MPI size",
-    "emory",
-    "llama_",
-    "Args",
-    "Detected",
-    "tarting",
-    "Rank",
-    "Uvicorn",
-    "Cache is",
-    "config",
-    "Watchdog",
-    "is listening",
-    "aptur",
     "Namespace",
+    "Loaded engine",
+    "load model",
+    "config",
+    "#033[",
+    "Watchdog",
+    "artup",
+    "ailed",
+    "del loaded",
+    "illed",
+    "llama_",
     "TensorRT-LLM version",
-    "ddress",
-    "Listening on",
-    ".gguf",
-    "shards:",
+    "Child",
+    "APTUR",
+    "Errno",
+    "MPI size",
+    "vLLM",
+    "oading model",
+    "Cache is",
+    "Connected",
+    "Rank",
+    "KILL",
+    "world",
+    "xception",
+    "Webserver",
+    "nccl",
+    "emory",
+    "Traceback",
+    "NCCL",
 ];
 
 /// A set of literals searched over a whole text: Teddy (SIMD) where the
@@ -1278,11 +1279,30 @@ impl Literals {
     }
 }
 
-/// [`RARE_LITERALS`] in two groups of 32: a pass of Teddy that finds
-/// nothing costs about the same with 32 literals as with 16, so the fewer
-/// passes the better, as long as its buckets raise no false candidates (see [`RARE_LITERALS`] for the
-/// order that keeps them quiet). One group where there is no Teddy.
+/// [`RARE_LITERALS`] in one pass of fat Teddy (16 buckets, AVX2), which
+/// costs fewer instructions than two slim passes and reads the text once, as
+/// long as its buckets raise no false candidates (see [`RARE_LITERALS`] for
+/// the order that keeps them quiet).
+/// Without fat Teddy (no AVX2, AArch64), two passes of slim Teddy (8
+/// buckets) of 32 each; one Aho-Corasick automaton where there is no Teddy.
 static RARE_SCANS: LazyLock<Vec<Literals>> = LazyLock::new(|| {
+    // Fat Teddy is x86-64's (AVX2); asked for it elsewhere, aho-corasick
+    // builds one slim searcher of all the literals instead.
+    let fat = cfg!(target_arch = "x86_64")
+        .then(|| {
+            aho_corasick::packed::Config::new()
+                .only_teddy_fat(Some(true))
+                .builder()
+                .extend(RARE_LITERALS)
+                .build()
+        })
+        .flatten();
+    if let Some(packed) = fat {
+        return vec![Literals {
+            packed: Some(packed),
+            automaton: None,
+        }];
+    }
     let groups: Vec<Literals> = RARE_LITERALS.chunks(32).map(Literals::new).collect();
     if groups.iter().all(|group| group.packed.is_some()) {
         groups
