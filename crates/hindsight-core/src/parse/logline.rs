@@ -1286,77 +1286,100 @@ fn is_routine(group: u16) -> bool {
 /// trigger. Fewer and shorter than the triggers themselves, because a SIMD
 /// search (Teddy) slows with each literal; none is common in routine lines
 /// (`KV cache` is not one: vLLM's metrics line says `GPU KV cache usage`).
-/// `ank` finds the rank tags written in a message (NCCL, MPI, `rank=`).
+/// Teddy fingerprints a literal by its first four bytes (fewer if any
+/// literal of its group is shorter), and every place those bytes occur must
+/// be verified, so each literal starts where routine lines do not: `e 137`,
+/// not `code 137` (`Decode batch`), `PService`, not `HTTPService` (every
+/// access line), `eDead`, not `EngineDead` (vLLM's `Engine 000:`), and none
+/// is shorter than four bytes. `rank` and `Rank` find the rank tags written
+/// in a message (NCCL, MPI, `rank=`, `Rank n is using GPU`).
+///
+/// The order matters for speed only. Teddy puts a literal in a bucket by
+/// its place in its group (fat Teddy has 16 buckets: the 1st, 17th, 33rd
+/// and 49th share one; slim Teddy 8) and a text position is a candidate to
+/// verify when each of its first four bytes matches, nibble by nibble, some
+/// literal of a bucket. This order was found by `scripts/teddy-order.py`
+/// (swapping literals, counting candidates on the routine lines of the six
+/// engines' benchmark logs), which left no candidate at all in those lines
+/// for the one fat group and few for two slim ones; a new literal goes
+/// last, and then (or if a log's routine lines slow down) the search is
+/// worth running again. `#033[`
+/// (escape-code residue) is no template's: a line holding it is read in
+/// full anyway, and finding it here spares a search of its own.
 const RARE_LITERALS: &[&str] = &[
-    "emory",
-    "rror",
-    "xception",
-    "ailed",
-    "NCCL",
-    "nccl",
-    "Watchdog",
-    "watchdog",
-    "ddress",
-    "INUSE",
-    "Errno",
-    "bind",
-    "illed",
-    "KILL",
-    "code 137",
-    "code=137",
-    "signal 9",
-    "EngineDead",
     "died",
-    "scheduler is dead",
-    "timed out waiting",
-    "Shard",
-    "Waiting for shard",
-    "Webserver",
-    "terminated",
-    "Traceback",
-    "sigquit",
-    "Child",
-    "rgs",
-    "Namespace",
-    "config",
-    "oading model",
-    "load model",
-    ".gguf",
-    "llama_",
-    "shards:",
-    "vLLM",
-    "build: ",
-    "TensorRT-LLM version",
-    "TensorRT LLM version",
-    "Loading weights",
-    "torch distributed",
-    "world",
-    "MPI size",
-    "oad weight",
-    "tarting",
-    "drafter",
-    "Detected",
-    "took",
-    "started in",
-    "model loaded",
-    "Loaded engine",
-    "KV Cache is allocated",
-    "KV cache size",
-    "paged KV cache",
-    "layers to GPU",
-    "kv cache\" device=",
-    "GPU blocks",
-    "KV-cache",
-    "aptur",
-    "APTUR",
+    "bind",
+    "PService",
+    "hard",
+    "rank",
     "Uvicorn",
-    "HTTPService",
+    "oad weight",
+    "signal 9",
+    "INUSE",
+    "Detected",
+    "e 137",
+    "rror",
+    "build: ",
+    "e=137",
+    "minated",
+    "Args",
+    "aptur",
+    "shards:",
+    "paged KV",
+    "ddress",
     "is listening",
-    "Listening on",
-    "startup complete",
+    "rted in",
+    "tarting",
     "ready to roll",
+    ".gguf",
+    "Listening on",
+    "eDead",
+    "took",
+    "U blocks",
+    "torch distributed",
+    "drafter",
+    "sigquit",
+    "args",
+    "e size",
+    "KV-cache",
+    "Namespace",
+    "Loaded engine",
+    "load model",
+    "config",
+    "#033[",
+    "atchdog",
+    "artup",
+    "ailed",
+    "del loaded",
+    "illed",
+    "llama_",
+    "LLM version",
+    "Child",
+    "APTUR",
+    "Errno",
+    "MPI size",
+    "vLLM",
+    "oading model",
+    "Cache is",
     "Connected",
-    "ank",
+    "Rank",
+    "KILL",
+    "world",
+    "xception",
+    "Webserver",
+    "nccl",
+    "emory",
+    "Traceback",
+    "NCCL",
+    // Found in real logs after the order above was searched (see
+    // `scripts/teddy-order.py`): NCCL's newer watchdog, SGLang's dead
+    // scheduler, Ollama's runner timeout and own engine, TRT-LLM's PyTorch
+    // weights bar.
+    "s dead",
+    "timed out",
+    "g weights",
+    "layers to",
+    "kv cache",
 ];
 
 /// A set of literals searched over a whole text: Teddy (SIMD) where the
@@ -1398,11 +1421,31 @@ impl Literals {
     }
 }
 
-/// [`RARE_LITERALS`] in groups of 16: Teddy slows sharply past that many
-/// literals (false candidates in its buckets), so four quick passes beat
-/// one slow one. One group where there is no Teddy.
+/// [`RARE_LITERALS`] in one pass of fat Teddy (16 buckets, AVX2), which
+/// costs fewer instructions than two slim passes and reads the text once, as
+/// long as its buckets raise no false candidates (see [`RARE_LITERALS`] for
+/// the order that keeps them quiet).
+/// Without fat Teddy (no AVX2, AArch64), two passes of slim Teddy (8
+/// buckets) of 32 each; one Aho-Corasick automaton where there is no Teddy.
 static RARE_SCANS: LazyLock<Vec<Literals>> = LazyLock::new(|| {
-    let groups: Vec<Literals> = RARE_LITERALS.chunks(16).map(Literals::new).collect();
+    // Fat Teddy is x86-64's (AVX2); asked for it elsewhere, aho-corasick
+    // builds one slim searcher of all the literals instead.
+    let fat = cfg!(target_arch = "x86_64")
+        .then(|| {
+            aho_corasick::packed::Config::new()
+                .only_teddy_fat(Some(true))
+                .builder()
+                .extend(RARE_LITERALS)
+                .build()
+        })
+        .flatten();
+    if let Some(packed) = fat {
+        return vec![Literals {
+            packed: Some(packed),
+            automaton: None,
+        }];
+    }
+    let groups: Vec<Literals> = RARE_LITERALS.chunks(32).map(Literals::new).collect();
     if groups.iter().all(|group| group.packed.is_some()) {
         groups
     } else {
@@ -1448,7 +1491,6 @@ struct Sink<'t> {
     events: Vec<Event>,
     carriage_return: NextHit,
     escape: NextHit,
-    residue: NextHit,
     /// One per group of [`RARE_SCANS`].
     rare: Vec<NextHit>,
     request: NextHit,
@@ -1479,7 +1521,6 @@ impl<'t> Sink<'t> {
             events: Vec::new(),
             carriage_return: NextHit::new(),
             escape: NextHit::new(),
-            residue: NextHit::new(),
             rare: RARE_SCANS.iter().map(|_| NextHit::new()).collect(),
             request: NextHit::new(),
             accept: NextHit::new(),
@@ -1500,9 +1541,21 @@ impl<'t> Sink<'t> {
         let bytes = self.text.as_bytes();
         self.escape.hit(start, end, |from| {
             memchr::memchr(0x1b, &bytes[from..]).map(|at| from + at)
-        }) || self.residue.hit(start, end, |from| {
-            memchr::memmem::find(&bytes[from..], b"#033[").map(|at| from + at)
+        }) || (self.rare_hit(start, end) && {
+            // `#033[` is a rare literal, so only a line the rare scans hit
+            // may hold it: no search of its own over the whole text.
+            let window = &bytes[start..bytes.len().min(end + 4)];
+            memchr::memmem::find(window, b"#033[").is_some_and(|at| start + at < end)
         })
+    }
+
+    /// Whether one of [`RARE_LITERALS`] starts in `start..end`.
+    fn rare_hit(&mut self, start: usize, end: usize) -> bool {
+        let text = self.text;
+        self.rare
+            .iter_mut()
+            .zip(RARE_SCANS.iter())
+            .any(|(next, scan)| next.hit(start, end, |from| scan.find(text, from).map(|m| m.0)))
     }
 
     /// One line or segment, `piece` at `start` in the text.
@@ -1514,11 +1567,7 @@ impl<'t> Sink<'t> {
             return;
         }
         let text = self.text;
-        let candidate = self
-            .rare
-            .iter_mut()
-            .zip(RARE_SCANS.iter())
-            .any(|(next, scan)| next.hit(start, end, |from| scan.find(text, from).map(|m| m.0)))
+        let candidate = self.rare_hit(start, end)
             || (self.want_request
                 && self.request.hit(start, end, |from| {
                     REQUEST_SCAN.find(text, from).map(|m| m.0)
@@ -1538,6 +1587,14 @@ impl<'t> Sink<'t> {
     /// Whether a line without a template literal shows only rank tags
     /// already seen (then it says nothing new).
     fn nothing_new(&mut self, start: usize, end: usize, piece: &'t str) -> bool {
+        // vLLM writes one process's tags on run after run of lines: a line
+        // that repeats the latest known tags byte for byte has their key,
+        // without reading them again (see [`repeats_process_tags`]).
+        if let Some(TagKey::Vllm(tags)) = self.last_known
+            && repeats_process_tags(piece, tags)
+        {
+            return true;
+        }
         let text = self.text;
         let rank_literal = &mut self.rank_literal;
         let Some(key) = TagKey::read(piece, || {
@@ -1685,6 +1742,23 @@ impl<'t> TagKey<'t> {
     }
 }
 
+/// Whether `line` opens with vLLM process tags `tags` (as read by
+/// `vllm_log::read_process_tags` from an earlier line, trailing whitespace
+/// included, not empty) and they end there: the next byte neither continues them (`(`
+/// opens another tag, whitespace would belong to them) nor is outside ASCII,
+/// where the pattern's Unicode classes might read on. Those tags then read
+/// the same in both lines, whatever else the line holds.
+fn repeats_process_tags(line: &str, tags: &str) -> bool {
+    // Empty tags (a line that opens with no tag) would match any line.
+    !tags.is_empty()
+        && tags.len() < 512
+        && line.as_bytes().starts_with(tags.as_bytes())
+        && line
+            .as_bytes()
+            .get(tags.len())
+            .is_some_and(|b| b.is_ascii_graphic() && *b != b'(')
+}
+
 /// A line's rank tags as [`classify`] gives them, read by hand (see
 /// [`TagKey`]); `None` where the line must be classified.
 pub fn fast_ranks(line: &str) -> Option<(Option<std::borrow::Cow<'_, str>>, Option<String>)> {
@@ -1721,7 +1795,13 @@ impl<'t> Block<'t> {
         let args = if ansi {
             strip_ansi(segment).trim_end().ends_with("Args {")
         } else {
-            segment.trim_end().ends_with("Args {")
+            match segment.as_bytes().last() {
+                // Most lines end in a visible ASCII byte: nothing to trim.
+                Some(last) if last.is_ascii_graphic() => {
+                    *last == b'{' && segment.ends_with("Args {")
+                }
+                _ => segment.trim_end().ends_with("Args {"),
+            }
         };
         Block {
             start,

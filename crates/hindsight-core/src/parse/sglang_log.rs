@@ -65,11 +65,19 @@ pub(super) fn read_tags(line: &str) -> Option<(&str, &str, usize)> {
     // `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`, `\d\d-\d\d \d\d:\d\d:\d\d`, `\d\d:\d\d:\d\d`,
     // tried in the pattern's order.
     let shaped = |shape: &[u8]| {
-        bytes.len() > shape.len()
-            && shape.iter().zip(&bytes[1..]).all(|(want, got)| match want {
-                b'd' => got.is_ascii_digit(),
-                other => other == got,
-            })
+        let Some(head) = bytes.get(1..=shape.len()) else {
+            return false;
+        };
+        // Separators first: a line of another shape (TensorRT-LLM's
+        // `[11/30/2026-…`, `[GIN]`) fails at its first one.
+        shape
+            .iter()
+            .zip(head)
+            .all(|(want, got)| *want == b'd' || want == got)
+            && shape
+                .iter()
+                .zip(head)
+                .all(|(want, got)| *want != b'd' || got.is_ascii_digit())
     };
     let time_len = [&b"dddd-dd-dd dd:dd:dd"[..], b"dd-dd dd:dd:dd", b"dd:dd:dd"]
         .into_iter()
@@ -104,7 +112,8 @@ pub(super) fn read_tags(line: &str) -> Option<(&str, &str, usize)> {
     }
     Some((
         line.get(1..1 + time_len)?,
-        line.get(tags_start..at)?.trim(),
+        // Each tag is ` NAMEdigits`: only leading spaces to trim.
+        line.get(tags_start..at)?.trim_start_matches(' '),
         end,
     ))
 }

@@ -43,9 +43,6 @@ pub fn prefix(line: &str) -> Option<Prefix> {
 pub(super) fn fast_rank(line: &str) -> Option<&str> {
     let bytes = line.as_bytes();
     let head = &bytes[..bytes.len().min(512)];
-    if !head.is_ascii() {
-        return None;
-    }
     let space = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
     let mut i = 0;
     let shape = b"[dd/dd/dddd-dd:dd:dd]";
@@ -68,31 +65,43 @@ pub(super) fn fast_rank(line: &str) -> Option<&str> {
     let tags_start = i;
     let mut tags_end = i;
     // `(?:\s*\[[^\]]{1,16}\])*`
-    loop {
+    // `last`: where the last tag was looked for.
+    let last = loop {
         let mut j = tags_end;
         while head.get(j).is_some_and(space) {
             j += 1;
         }
         if head.get(j) != Some(&b'[') {
-            break;
+            break j;
         }
         let inner = head[j + 1..].iter().take(17).position(|b| *b == b']');
         match inner {
             Some(len) if (1..=16).contains(&len) => tags_end = j + 1 + len + 1,
-            _ => break,
+            _ => break j,
         }
+    };
+    // Every byte read above lies before `last + 18`. The pattern reads
+    // Unicode (`\d`, `\s`, `[^\]]{1,16}` counts chars), so they decide the
+    // same as here only if all are ASCII; the rest of the line is not read.
+    if !head[..head.len().min(last + 18)].is_ascii() {
+        return None;
     }
     if tags_end >= head.len() && bytes.len() > head.len() {
         return None;
     }
     let tags = &line[tags_start..tags_end];
     // `\[RANK (\d+)\]`, the first in the tags.
-    // By hand: `match_indices` sets up a substring search per line.
-    let rank = memchr::memchr_iter(b'[', tags.as_bytes()).find_map(|at| {
-        let rest = tags.get(at..)?.strip_prefix("[RANK ")?;
-        let count = rest.bytes().take_while(u8::is_ascii_digit).count();
-        (count > 0 && rest.as_bytes().get(count) == Some(&b']')).then(|| &rest[..count])
-    });
+    // By hand: `match_indices` sets up a substring search per line, and so
+    // does `memchr` per call; the tags are a few short brackets.
+    let rank = tags
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'[')
+        .find_map(|(at, _)| {
+            let rest = tags.get(at..)?.strip_prefix("[RANK ")?;
+            let count = rest.bytes().take_while(u8::is_ascii_digit).count();
+            (count > 0 && rest.as_bytes().get(count) == Some(&b']')).then(|| &rest[..count])
+        });
     Some(rank.unwrap_or(""))
 }
 
