@@ -18,7 +18,7 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::editor::InputPanel;
-use crate::model::{Analysis, Inputs};
+use crate::model::{Analysis, Inputs, Snapshot};
 use crate::present;
 use crate::protocol::{self, Reply};
 use crate::results::Results;
@@ -35,7 +35,7 @@ pub(crate) struct Running {
     pub(crate) id: u32,
     pub(crate) revision: u64,
     pub(crate) config: Config,
-    pub(crate) sources: Arc<Vec<hindsight_core::Source>>,
+    pub(crate) sources: Arc<Vec<crate::model::Snapshot>>,
     /// `Date.now()` when it was sent, and the bytes sent.
     pub(crate) started: f64,
     pub(crate) bytes: usize,
@@ -148,7 +148,8 @@ pub(crate) fn App() -> impl IntoView {
             let Some(on_reply) = ON_REPLY.with(|slot| slot.borrow().clone()) else {
                 return;
             };
-            let sources = Arc::new(inputs.with_untracked(Inputs::to_sources));
+            // Shares the texts: nothing is copied until the worker gets them.
+            let sources = Arc::new(inputs.with_untracked(Inputs::snapshots));
             let config = config.get_untracked();
             let revision = inputs.with_untracked(Inputs::revision);
             let id = next_id.get_value().wrapping_add(1);
@@ -174,6 +175,7 @@ pub(crate) fn App() -> impl IntoView {
             }));
             if sent.is_none() {
                 // No worker here: analyze on this thread, same function.
+                let sources: Vec<_> = sources.iter().map(Snapshot::to_source).collect();
                 on_reply(Ok(protocol::run(id, &config, &sources)));
             }
         })

@@ -257,7 +257,7 @@ fn SourceEditor(id: u32, inputs: RwSignal<Inputs>, analyze: Callback<()>) -> imp
                             aria-label="Source text"
                             spellcheck="false"
                             placeholder="Paste a transcript ([msg N] markers, $ prompts and output) or a server log"
-                            prop:value=field(|d| d.text.clone())
+                            prop:value=field(|d| d.text.to_string())
                             on:input=move |ev| {
                                 inputs.update(|i| i.set_text(id, &event_target_value(&ev)))
                             }

@@ -1,6 +1,6 @@
 //! The page's input state as plain data: the sources being edited, every
-//! change the user can make to them, and turning them into
-//! [`hindsight_core::Source`]s for analysis.
+//! change the user can make to them, and turning them into [`Snapshot`]s
+//! (and [`hindsight_core::Source`]s) for analysis.
 //!
 //! Nothing here touches the DOM or Leptos, so all of it is tested natively;
 //! the components hold one [`Inputs`] in a signal and call these methods.
@@ -24,7 +24,10 @@ pub(crate) struct Draft {
     pub(crate) name: String,
     /// `None` means auto-detect.
     pub(crate) format: Option<Format>,
-    pub(crate) text: String,
+    /// Shared with the [`Snapshot`]s taken of it, so that pressing Analyze
+    /// copies nothing on the main thread however big the text is; an edit
+    /// replaces it rather than changing it.
+    pub(crate) text: Arc<String>,
     /// Byte offset of the first invalid UTF-8 sequence of a loaded file,
     /// forgotten as soon as the user edits the text.
     pub(crate) invalid_utf8_at: Option<usize>,
@@ -81,13 +84,19 @@ impl Inputs {
 
     /// Adds a source and returns its key.
     pub(crate) fn add(&mut self, name: &str, text: &str) -> u32 {
+        self.add_owned(name, text.to_owned())
+    }
+
+    /// [`Inputs::add`] for a text already owned: a dropped file's is moved,
+    /// not copied.
+    fn add_owned(&mut self, name: &str, text: String) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         self.drafts.push(Draft {
             id,
             name: name.to_owned(),
             format: None,
-            text: text.to_owned(),
+            text: Arc::new(text),
             invalid_utf8_at: None,
         });
         self.touch();
@@ -119,11 +128,11 @@ impl Inputs {
             Some(index) => {
                 let draft = &mut self.drafts[index];
                 draft.name = source.name;
-                draft.text = source.text;
+                draft.text = Arc::new(source.text);
                 draft.format = None;
                 draft.id
             }
-            None => self.add(&source.name, &source.text),
+            None => self.add_owned(&source.name, source.text),
         };
         if let Some(draft) = self.drafts.iter_mut().find(|d| d.id == id) {
             draft.invalid_utf8_at = source.invalid_utf8_at;
@@ -152,7 +161,7 @@ impl Inputs {
 
     pub(crate) fn set_text(&mut self, id: u32, text: &str) {
         self.edit(id, |d| {
-            d.text = text.to_owned();
+            d.text = Arc::new(text.to_owned());
             d.invalid_utf8_at = None;
         });
     }
@@ -163,27 +172,29 @@ impl Inputs {
         self.edit(id, |d| d.format = format);
     }
 
-    /// The sources to analyze: editors with text, in order. A blank name
-    /// becomes `source-N` (N counting editors from 1) so evidence can still
-    /// point somewhere.
-    pub(crate) fn to_sources(&self) -> Vec<Source> {
+    /// The sources to analyze: editors with text, in order, sharing their
+    /// texts. A blank name becomes `source-N` (N counting editors from 1) so
+    /// evidence can still point somewhere.
+    pub(crate) fn snapshots(&self) -> Vec<Snapshot> {
         self.drafts
             .iter()
             .enumerate()
             .filter(|(_, d)| !d.text.trim().is_empty())
-            .map(|(index, d)| {
-                let name = match d.name.trim() {
+            .map(|(index, d)| Snapshot {
+                name: match d.name.trim() {
                     "" => format!("source-{}", index + 1),
                     name => name.to_owned(),
-                };
-                let mut source = Source::new(name, d.text.clone());
-                source.invalid_utf8_at = d.invalid_utf8_at;
-                match d.format {
-                    Some(format) => source.with_format(format),
-                    None => source,
-                }
+                },
+                format: d.format,
+                invalid_utf8_at: d.invalid_utf8_at,
+                text: Arc::clone(&d.text),
             })
             .collect()
+    }
+
+    /// [`Inputs::snapshots`] as the core's sources (each text copied).
+    pub(crate) fn to_sources(&self) -> Vec<Source> {
+        self.snapshots().iter().map(Snapshot::to_source).collect()
     }
 
     fn edit(&mut self, id: u32, change: impl FnOnce(&mut Draft)) {
@@ -217,6 +228,39 @@ impl Inputs {
     }
 }
 
+/// A source as it was sent to analysis: what [`Source`] holds, with the text
+/// shared with its editor instead of copied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    pub(crate) name: String,
+    pub(crate) format: Option<Format>,
+    pub(crate) invalid_utf8_at: Option<usize>,
+    pub(crate) text: Arc<String>,
+}
+
+impl From<Source> for Snapshot {
+    fn from(source: Source) -> Self {
+        Self {
+            name: source.name,
+            format: source.format,
+            invalid_utf8_at: source.invalid_utf8_at,
+            text: Arc::new(source.text),
+        }
+    }
+}
+
+impl Snapshot {
+    /// The core's source for it (the text copied).
+    pub(crate) fn to_source(&self) -> Source {
+        let mut source = Source::new(self.name.clone(), self.text.as_str());
+        source.invalid_utf8_at = self.invalid_utf8_at;
+        match self.format {
+            Some(format) => source.with_format(format),
+            None => source,
+        }
+    }
+}
+
 /// A report, what it was computed from, and what the views need beside it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Analysis {
@@ -225,7 +269,7 @@ pub(crate) struct Analysis {
     pub(crate) revision: u64,
     pub(crate) config: Config,
     /// The texts as analyzed (the source viewer shows these, not later edits).
-    pub(crate) sources: Arc<Vec<Source>>,
+    pub(crate) sources: Arc<Vec<Snapshot>>,
     /// Credentials in those texts, for redacting the source viewer.
     pub(crate) secrets: Arc<Vec<Secret>>,
     /// Time the analysis itself took, in milliseconds.
@@ -239,8 +283,8 @@ impl Analysis {
     /// the worker, or [`protocol::run`] without one).
     #[cfg(test)]
     pub(crate) fn of(inputs: &Inputs, config: &Config) -> Self {
-        let sources = inputs.to_sources();
-        let reply = protocol::run(0, config, &sources);
+        let sources = inputs.snapshots();
+        let reply = protocol::run(0, config, &inputs.to_sources());
         Self::from_reply(reply, inputs.revision(), config.clone(), Arc::new(sources))
     }
 
@@ -249,7 +293,7 @@ impl Analysis {
         reply: Reply,
         revision: u64,
         config: Config,
-        sources: Arc<Vec<Source>>,
+        sources: Arc<Vec<Snapshot>>,
     ) -> Self {
         Self {
             report: reply.report,

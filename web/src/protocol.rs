@@ -9,6 +9,8 @@
 //! result. Nothing here touches the browser, so it is tested natively.
 
 use hindsight_core::{Config, Format, Report, Source};
+
+use crate::model::Snapshot;
 use serde::{Deserialize, Serialize};
 
 /// One analysis to run: everything but the sources' text.
@@ -52,7 +54,7 @@ pub(crate) struct Reply {
 
 impl Request {
     /// The request for these sources.
-    pub(crate) fn new(id: u32, config: Config, sources: &[Source]) -> Self {
+    pub(crate) fn new(id: u32, config: Config, sources: &[Snapshot]) -> Self {
         Self {
             id,
             config,
@@ -137,7 +139,8 @@ mod tests {
             ignore: ["ranks-uncounted".into()].into(),
             ..Config::default()
         };
-        let request = Request::new(7, config.clone(), &sources);
+        let snapshots: Vec<Snapshot> = sources.iter().cloned().map(Snapshot::from).collect();
+        let request = Request::new(7, config.clone(), &snapshots);
         let json = serde_json::to_string(&request).unwrap_or_default();
         let back: Request = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
         let texts = sources.iter().map(|s| s.text.clone()).collect();
@@ -164,7 +167,8 @@ mod tests {
     #[test]
     fn chosen_formats_survive_and_missing_texts_become_empty() {
         let sources = vec![Source::new("a.log", "x").with_format(Format::SglangLog)];
-        let request = Request::new(1, Config::default(), &sources);
+        let snapshots: Vec<Snapshot> = sources.into_iter().map(Snapshot::from).collect();
+        let request = Request::new(1, Config::default(), &snapshots);
         let (_, _, back) = request.into_sources(Vec::new());
         assert_eq!(back[0].format, Some(Format::SglangLog));
         assert_eq!(back[0].text, "");

@@ -94,7 +94,7 @@ impl Saved {
                 SavedSource {
                     name: d.name.clone(),
                     format: d.format.map(|f| f.name().to_owned()),
-                    text: keep.then(|| d.text.clone()),
+                    text: keep.then(|| d.text.to_string()),
                 }
             })
             .collect();
@@ -183,7 +183,7 @@ mod tests {
         assert_eq!(saved.dropped(), ["more"]);
         let restored = saved.inputs();
         assert_eq!(restored.drafts().len(), 3);
-        assert_eq!(restored.drafts()[2].text, "");
+        assert_eq!(restored.drafts()[2].text.as_str(), "");
     }
 
     #[test]

@@ -542,7 +542,10 @@ async fn the_viewer_draws_only_the_lines_in_view_of_a_million() {
     const LINES: usize = 1_000_000;
     let mut text_of_all = "a line of the log\n".repeat(LINES - 1);
     text_of_all.push_str("the very last line");
-    let sources = Arc::new(vec![Source::new("big.log", text_of_all)]);
+    let sources = Arc::new(vec![crate::model::Snapshot::from(Source::new(
+        "big.log",
+        text_of_all,
+    ))]);
     let page = mount(move || {
         view! {
             <SourceViewer

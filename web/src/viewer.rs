@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use hindsight_core::Source;
+use crate::model::Snapshot;
 use leptos::html::Div;
 use leptos::prelude::*;
 
@@ -127,7 +127,7 @@ pub(crate) struct Focus {
 /// The viewer over the analyzed sources.
 #[component]
 pub(crate) fn SourceViewer(
-    sources: Arc<Vec<Source>>,
+    sources: Arc<Vec<Snapshot>>,
     secrets: Arc<Vec<Secret>>,
     focus: RwSignal<Option<Focus>>,
     show_secrets: Signal<bool>,

@@ -16,12 +16,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use hindsight_core::{Config, Source};
+use hindsight_core::Config;
 use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker, WorkerOptions, WorkerType};
 
+use crate::model::Snapshot;
 use crate::protocol::{self, Reply, Request};
 use crate::wire;
 
@@ -175,7 +176,13 @@ impl Analyzer {
 
     /// Sends one analysis; the reply comes through the `on_reply` given to
     /// [`Analyzer::spawn`].
-    pub(crate) fn submit(&self, id: u32, config: &Config, sources: &[Source], on_reply: &OnReply) {
+    pub(crate) fn submit(
+        &self,
+        id: u32,
+        config: &Config,
+        sources: &[Snapshot],
+        on_reply: &OnReply,
+    ) {
         let header = match serde_json::to_string(&Request::new(id, config.clone(), sources)) {
             Ok(header) => header,
             Err(e) => {
