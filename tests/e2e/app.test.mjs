@@ -158,6 +158,14 @@ describe("hindsight web page: app features", () => {
     await page.getByTestId("analyze").click();
     await page.getByTestId("results").waitFor({ timeout: 60_000 });
     assert.match(await page.getByTestId("summary").innerText(), /1 source/);
+    // The text went over in several pieces (16 MiB a task): every line of it
+    // arrived, in one source. `dropFile` grows the log with this line.
+    const filler =
+      "[2026-02-11 22:35:10 TP0] Decode batch. #running-req: 1, #token: 1234, token usage: 0.01, gen throughput (token/s): 42.00, #queue-req: 0\n";
+    const fillers = Math.ceil((60_000_000 - seedLog.length) / filler.length);
+    const expected = (seedLog.match(/\n/g) ?? []).length + fillers;
+    const shown = await page.getByTestId("source-report").first().innerText();
+    assert.equal(Number(shown.split("·")[1].replace(/[^0-9]/g, "")), expected, shown);
     // Respawning fetched only the worker script and the bindings, from here.
     const later = site.requests.slice(before);
     assert.ok(

@@ -163,7 +163,7 @@ pub(crate) fn App() -> impl IntoView {
                     *slot = Analyzer::spawn(on_reply.clone());
                 }
                 slot.as_ref()
-                    .map(|worker| worker.submit(id, &config, &sources, &on_reply))
+                    .map(|worker| worker.submit(id, &config, sources.clone(), &on_reply))
             });
             running.set(Some(Running {
                 id,

@@ -15,6 +15,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use hindsight_core::Config;
 use js_sys::{Array, Reflect, Uint8Array};
@@ -30,6 +31,12 @@ use crate::wire;
 const WORKER_SCRIPT: &str = "worker.js";
 /// The message the worker's wasm posts once it listens.
 const READY: &str = "ready";
+
+/// The most bytes the page copies out of wasm memory for the worker in one
+/// task. A 100 MB source copied at once held the main thread for over 60 ms;
+/// in steps of this size each task stays well under the 50 ms at which the
+/// page stops answering.
+const STEP: usize = 16 << 20;
 
 /// The worker side: answer every request until terminated.
 pub(crate) fn serve() {
@@ -71,8 +78,17 @@ fn answer(data: &JsValue) -> Result<Vec<u8>, String> {
         .map(|array| {
             array
                 .iter()
-                .map(|bytes| {
-                    let bytes = bytes.unchecked_into::<Uint8Array>().to_vec();
+                .map(|chunks| {
+                    // Each text comes in the pieces the page copied it in.
+                    let chunks: Vec<Uint8Array> = match chunks.dyn_into::<Array>() {
+                        Ok(chunks) => chunks.iter().map(JsCast::unchecked_into).collect(),
+                        Err(one) => vec![one.unchecked_into()],
+                    };
+                    let length = chunks.iter().map(|c| c.length() as usize).sum();
+                    let mut bytes = Vec::with_capacity(length);
+                    for chunk in &chunks {
+                        bytes.extend_from_slice(&chunk.to_vec());
+                    }
                     // The page sent a Rust `String`'s bytes, so this is valid
                     // UTF-8; lossy decoding only guards against a bad sender.
                     String::from_utf8(bytes)
@@ -100,11 +116,29 @@ pub(crate) struct Analyzer {
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
 
-/// Whether the worker listens yet, and the request waiting for it.
+/// Whether the worker listens yet, the request waiting for it, and the
+/// request whose texts are being copied (a newer one or a cancel stops it).
 #[derive(Default)]
 struct Link {
     ready: bool,
     queued: Option<(JsValue, Array)>,
+    copying: Option<u32>,
+}
+
+/// A request whose texts are copied out of wasm memory a step at a time.
+struct Copying {
+    id: u32,
+    sources: Arc<Vec<Snapshot>>,
+    /// Where the next step starts: which source, and where in its text.
+    source: usize,
+    offset: usize,
+    message: js_sys::Object,
+    /// One array of pieces per source so far.
+    texts: Array,
+    transfer: Array,
+    worker: Worker,
+    state: Rc<RefCell<Link>>,
+    on_reply: OnReply,
 }
 
 impl Analyzer {
@@ -175,46 +209,104 @@ impl Analyzer {
     }
 
     /// Sends one analysis; the reply comes through the `on_reply` given to
-    /// [`Analyzer::spawn`].
+    /// [`Analyzer::spawn`]. The texts are copied for the worker [`STEP`]
+    /// bytes per task, so a big paste never holds the page.
     pub(crate) fn submit(
         &self,
         id: u32,
         config: &Config,
-        sources: &[Snapshot],
+        sources: Arc<Vec<Snapshot>>,
         on_reply: &OnReply,
     ) {
-        let header = match serde_json::to_string(&Request::new(id, config.clone(), sources)) {
+        let header = match serde_json::to_string(&Request::new(id, config.clone(), &sources)) {
             Ok(header) => header,
             Err(e) => {
                 on_reply(Err(format!("cannot encode the request: {e}")));
                 return;
             }
         };
-        let texts = Array::new();
-        let transfer = Array::new();
-        for source in sources {
-            // One copy out of wasm memory into a buffer the worker then owns.
-            let bytes = Uint8Array::from(source.text.as_bytes());
-            transfer.push(&bytes.buffer());
-            texts.push(&bytes);
-        }
         let message = js_sys::Object::new();
+        let texts = Array::new();
         let _ = Reflect::set(&message, &"header".into(), &header.into());
         let _ = Reflect::set(&message, &"texts".into(), &texts);
-        let mut link = self.state.borrow_mut();
-        if link.ready {
-            drop(link);
-            post(&self.worker, &message.into(), &transfer, on_reply);
-        } else {
-            // A newer request replaces one still waiting for the worker.
-            link.queued = Some((message.into(), transfer));
+        self.state.borrow_mut().copying = Some(id);
+        copy_step(Copying {
+            id,
+            sources,
+            source: 0,
+            offset: 0,
+            message,
+            texts,
+            transfer: Array::new(),
+            worker: self.worker.clone(),
+            state: self.state.clone(),
+            on_reply: on_reply.clone(),
+        });
+    }
+}
+
+/// Copies up to [`STEP`] bytes of the texts into buffers the worker will
+/// own, then goes on in a later task, or sends the request once all are
+/// copied.
+fn copy_step(mut copying: Copying) {
+    if copying.state.borrow().copying != Some(copying.id) {
+        // Cancelled, or a newer request took its place.
+        return;
+    }
+    let mut budget = STEP;
+    while let Some(source) = copying.sources.get(copying.source) {
+        let text = source.text.as_bytes();
+        if copying.offset == 0 {
+            copying.texts.push(&Array::new());
         }
+        let end = (copying.offset + budget).min(text.len());
+        let piece = Uint8Array::from(&text[copying.offset..end]);
+        copying.transfer.push(&piece.buffer());
+        if let Ok(pieces) = copying
+            .texts
+            .get(copying.texts.length() - 1)
+            .dyn_into::<Array>()
+        {
+            pieces.push(&piece);
+        }
+        budget -= end - copying.offset;
+        copying.offset = end;
+        if copying.offset == text.len() {
+            copying.source += 1;
+            copying.offset = 0;
+        }
+        if budget == 0 && copying.source < copying.sources.len() {
+            if let Some(window) = web_sys::window() {
+                let next = Closure::once_into_js(move || copy_step(copying));
+                let _ = window.set_timeout_with_callback(next.unchecked_ref());
+                return;
+            }
+            budget = STEP;
+        }
+    }
+    let Copying {
+        message,
+        transfer,
+        worker,
+        state,
+        on_reply,
+        ..
+    } = copying;
+    let mut link = state.borrow_mut();
+    link.copying = None;
+    if link.ready {
+        drop(link);
+        post(&worker, &message.into(), &transfer, &on_reply);
+    } else {
+        // A newer request replaces one still waiting for the worker.
+        link.queued = Some((message.into(), transfer));
     }
 }
 
 impl Drop for Analyzer {
     /// Stops the worker mid-analysis: this is how cancel works.
     fn drop(&mut self) {
+        self.state.borrow_mut().copying = None;
         self.worker.set_onmessage(None);
         self.worker.set_onerror(None);
         self.worker.terminate();
