@@ -7,95 +7,13 @@
 //! (in the message and in `toolUseResult`), edits that store the whole
 //! original file, thinking blocks with signatures, screenshots as base64 and
 //! file-history snapshots, every record with Claude Code's metadata fields.
-//! Deterministic (a fixed linear congruential generator), so figures compare.
+//! Deterministic (`hindsight_tests::generate`), so figures compare.
 
 // A command-line tool: printing is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::io::{BufWriter, Write};
-
+use hindsight_tests::generate::{Rng, arguments, base64ish, code_file, words, write_around_seed};
 use serde_json::{Value, json};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn id(&mut self) -> String {
-        format!(
-            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-            self.next() as u32,
-            self.below(0xffff),
-            self.below(0xffff),
-            self.below(0xffff),
-            self.next() << 16 | self.below(0xffff)
-        )
-    }
-}
-
-const WORDS: &[&str] = &[
-    "the",
-    "server",
-    "kernel",
-    "request",
-    "batch",
-    "scheduler",
-    "token",
-    "cache",
-    "model",
-    "weight",
-    "shard",
-    "rank",
-    "config",
-    "return",
-    "self",
-    "tensor",
-    "device",
-    "stream",
-    "graph",
-    "capture",
-    "fn",
-    "let",
-    "match",
-    "import",
-    "def",
-    "async",
-    "await",
-    "error",
-    "value",
-    "index",
-];
-
-fn words(rng: &mut Rng, n: usize) -> String {
-    let mut out = String::with_capacity(n * 7);
-    for i in 0..n {
-        if i > 0 {
-            out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
-        }
-        out.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
-    }
-    out
-}
-
-fn code_file(rng: &mut Rng, lines: usize) -> String {
-    let mut out = String::new();
-    for _ in 0..lines {
-        let indent = " ".repeat(4 * rng.below(4) as usize);
-        let len = 3 + rng.below(9) as usize;
-        out.push_str(&indent);
-        out.push_str(&words(rng, len).replace('\n', " "));
-        out.push('\n');
-    }
-    out
-}
 
 fn numbered(text: &str) -> String {
     text.lines()
@@ -103,13 +21,6 @@ fn numbered(text: &str) -> String {
         .map(|(i, l)| format!("{:>6}→{l}", i + 1))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn base64ish(rng: &mut Rng, len: usize) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    (0..len)
-        .map(|_| ALPHABET[rng.below(64) as usize] as char)
-        .collect()
 }
 
 struct Session {
@@ -308,43 +219,15 @@ impl Session {
 }
 
 fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let (Some(out), Some(size)) = (args.get(1), args.get(2).and_then(|s| s.parse::<u64>().ok()))
-    else {
-        eprintln!("usage: gen-claude-session OUT.jsonl SIZE_MB");
-        std::process::exit(2);
-    };
-    let target = size * 1024 * 1024;
+    let (out, size) = arguments("gen-claude-session");
     let seed = include_str!("../../../examples/seed-claude-code/session.jsonl");
-    let mut file = BufWriter::with_capacity(1 << 20, std::fs::File::create(out)?);
-    let mut written = 0u64;
-    // The seed's first half (build, kill, launch), the bulk, then its end
-    // (the checks and the claim), so findings span the whole file.
-    let lines: Vec<&str> = seed.lines().collect();
-    let (first, last) = lines.split_at(lines.len() / 2);
-    for line in first {
-        writeln!(file, "{line}")?;
-        written += line.len() as u64 + 1;
-    }
     let mut session = Session {
-        rng: Rng(42),
+        rng: Rng::new(),
         parent: Value::Null,
         minute: 0,
         tool: 0,
     };
-    let tail: u64 = last.iter().map(|l| l.len() as u64 + 1).sum();
-    while written + tail < target {
-        for record in session.turn() {
-            let line = serde_json::to_string(&record).map_err(std::io::Error::other)?;
-            writeln!(file, "{line}")?;
-            written += line.len() as u64 + 1;
-        }
-    }
-    for line in last {
-        writeln!(file, "{line}")?;
-        written += line.len() as u64 + 1;
-    }
-    file.flush()?;
+    let written = write_around_seed(&out, size, seed, || session.turn())?;
     eprintln!("wrote {out}: {written} bytes, {} tool calls", session.tool);
     Ok(())
 }

@@ -8,83 +8,13 @@
 //! `function_call_output` the model saw and the `exec_command_end` event the
 //! terminal showed), files read with `sed -n`, `apply_patch` calls that carry
 //! whole files, `token_count` events and screenshots as base64. Deterministic
-//! (a fixed linear congruential generator), so figures compare.
+//! (`hindsight_tests::generate`), so figures compare.
 
 // A command-line tool: printing is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::io::{BufWriter, Write};
-
+use hindsight_tests::generate::{Rng, arguments, base64ish, code_file, words, write_around_seed};
 use serde_json::{Value, json};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-const WORDS: &[&str] = &[
-    "the",
-    "server",
-    "kernel",
-    "request",
-    "batch",
-    "scheduler",
-    "token",
-    "cache",
-    "model",
-    "weight",
-    "shard",
-    "rank",
-    "config",
-    "return",
-    "self",
-    "tensor",
-    "def",
-    "import",
-    "for",
-    "in",
-    "if",
-    "else",
-    "None",
-    "port",
-    "launch",
-    "graph",
-    "cuda",
-    "worker",
-    "queue",
-];
-
-fn line_of_code(rng: &mut Rng) -> String {
-    let mut out = " ".repeat(4 * rng.below(4) as usize);
-    for i in 0..3 + rng.below(9) {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
-    }
-    out
-}
-
-fn code_file(rng: &mut Rng, lines: usize) -> String {
-    (0..lines).map(|_| line_of_code(rng) + "\n").collect()
-}
-
-fn base64ish(rng: &mut Rng, len: usize) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    (0..len)
-        .map(|_| ALPHABET[rng.below(64) as usize] as char)
-        .collect()
-}
 
 struct Rollout {
     rng: Rng,
@@ -196,8 +126,7 @@ impl Rollout {
                 ));
             }
             _ => {
-                let text: Vec<String> = (0..8).map(|_| line_of_code(&mut self.rng)).collect();
-                let text = text.join(" ");
+                let text = words(&mut self.rng, 60).replace('\n', " ");
                 records.push(self.record(
                     "response_item",
                     json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}),
@@ -217,44 +146,16 @@ impl Rollout {
 }
 
 fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let (Some(out), Some(size)) = (args.get(1), args.get(2).and_then(|s| s.parse::<u64>().ok()))
-    else {
-        eprintln!("usage: gen-codex-rollout OUT.jsonl SIZE_MB");
-        std::process::exit(2);
-    };
-    let target = size * 1024 * 1024;
+    let (out, size) = arguments("gen-codex-rollout");
     let seed = include_str!(
         "../../../examples/seed-codex/rollout-2026-02-11T22-10-00-0199a6c2-5e1b-7c3d-9a8f-1b2c3d4e5f60.jsonl"
     );
-    let mut file = BufWriter::with_capacity(1 << 20, std::fs::File::create(out)?);
-    let mut written = 0u64;
-    // The seed's first half (build, kill, launch), the bulk, then its end
-    // (the checks and the claim), so findings span the whole file.
-    let lines: Vec<&str> = seed.lines().collect();
-    let (first, last) = lines.split_at(lines.len() / 2);
-    for line in first {
-        writeln!(file, "{line}")?;
-        written += line.len() as u64 + 1;
-    }
     let mut rollout = Rollout {
-        rng: Rng(42),
+        rng: Rng::new(),
         second: 0,
         call: 0,
     };
-    let tail: u64 = last.iter().map(|l| l.len() as u64 + 1).sum();
-    while written + tail < target {
-        for record in rollout.turn() {
-            let line = serde_json::to_string(&record).map_err(std::io::Error::other)?;
-            writeln!(file, "{line}")?;
-            written += line.len() as u64 + 1;
-        }
-    }
-    for line in last {
-        writeln!(file, "{line}")?;
-        written += line.len() as u64 + 1;
-    }
-    file.flush()?;
+    let written = write_around_seed(&out, size, seed, || rollout.turn())?;
     eprintln!("wrote {out}: {written} bytes, {} tool calls", rollout.call);
     Ok(())
 }
