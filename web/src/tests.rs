@@ -495,20 +495,26 @@ async fn show_in_source_opens_the_evidence_in_the_viewer() {
     let lines: Vec<String> = marked.iter().map(|l| text(&one(l, ".tx"))).collect();
     assert_eq!(lines.join("\n"), evidence.text);
     // Drawn where the scroll box shows it, not just somewhere in the DOM.
-    let view = page
-        .one("[data-testid=viewer-scroll]")
-        .get_bounding_client_rect();
+    let view = page.one("[data-testid=viewer-scroll]");
     for line in &marked {
-        let line = line.get_bounding_client_rect();
-        assert!(
-            line.top() >= view.top() && line.bottom() <= view.bottom() + 1.0,
-            "line at {}..{}, view {}..{}",
-            line.top(),
-            line.bottom(),
-            view.top(),
-            view.bottom()
-        );
+        assert_in_view(line, &view);
     }
+}
+
+/// Asserts that `line` is drawn inside the scroll box `view` shows.
+fn assert_in_view(line: &web_sys::Element, view: &web_sys::Element) {
+    let (line, view) = (
+        line.get_bounding_client_rect(),
+        view.get_bounding_client_rect(),
+    );
+    assert!(
+        line.top() >= view.top() && line.bottom() <= view.bottom() + 1.0,
+        "line at {}..{}, view {}..{}",
+        line.top(),
+        line.bottom(),
+        view.top(),
+        view.bottom()
+    );
 }
 
 #[wasm_bindgen_test]
@@ -595,16 +601,7 @@ async fn the_viewer_draws_only_the_lines_in_view_of_a_million() {
     let last = page.one(&format!(".viewer-line[data-line='{LINES}'] .tx"));
     assert_eq!(text(&last), "the very last line");
     // The last line is on screen, not drawn somewhere out of view.
-    let view = scroller.get_bounding_client_rect();
-    let line = last.get_bounding_client_rect();
-    assert!(
-        line.top() >= view.top() && line.bottom() <= view.bottom() + 1.0,
-        "line at {}..{}, view {}..{}",
-        line.top(),
-        line.bottom(),
-        view.top(),
-        view.bottom()
-    );
+    assert_in_view(&last, &scroller);
 }
 
 #[wasm_bindgen_test]

@@ -133,8 +133,9 @@ struct Copying {
     source: usize,
     offset: usize,
     message: js_sys::Object,
-    /// One array of pieces per source so far.
+    /// One array of pieces per source so far; the last is `pieces`.
     texts: Array,
+    pieces: Array,
     transfer: Array,
     worker: Worker,
     state: Rc<RefCell<Link>>,
@@ -237,6 +238,7 @@ impl Analyzer {
             offset: 0,
             message,
             texts,
+            pieces: Array::new(),
             transfer: Array::new(),
             worker: self.worker.clone(),
             state: self.state.clone(),
@@ -257,18 +259,13 @@ fn copy_step(mut copying: Copying) {
     while let Some(source) = copying.sources.get(copying.source) {
         let text = source.text.as_bytes();
         if copying.offset == 0 {
-            copying.texts.push(&Array::new());
+            copying.pieces = Array::new();
+            copying.texts.push(&copying.pieces);
         }
         let end = (copying.offset + budget).min(text.len());
         let piece = Uint8Array::from(&text[copying.offset..end]);
         copying.transfer.push(&piece.buffer());
-        if let Ok(pieces) = copying
-            .texts
-            .get(copying.texts.length() - 1)
-            .dyn_into::<Array>()
-        {
-            pieces.push(&piece);
-        }
+        copying.pieces.push(&piece);
         budget -= end - copying.offset;
         copying.offset = end;
         if copying.offset == text.len() {

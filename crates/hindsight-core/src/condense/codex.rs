@@ -20,16 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{Note, Outcome, carried};
-
-/// The names of the shell tools the parser reads commands from (a
-/// `local_shell_call` is told by its `action` instead).
-const SHELL_TOOLS: &[&str] = &[
-    "shell",
-    "shell_command",
-    "exec_command",
-    "container.exec",
-    "local_shell",
-];
+use crate::parse::codex::SHELL_TOOLS;
 
 /// The shell calls whose outputs are kept.
 #[derive(Debug, Default)]

@@ -16,6 +16,16 @@ use super::{Actor, Event, EventKind, Parsed, Role};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Span, lines_with_offsets};
 
+/// The shell tools whose calls carry a command, in every generation of the
+/// CLI (a `local_shell_call` is told by its `action` instead).
+pub(crate) const SHELL_TOOLS: &[&str] = &[
+    "shell",
+    "shell_command",
+    "exec_command",
+    "container.exec",
+    "local_shell",
+];
+
 /// Whether a record looks like a Codex rollout line (for detection).
 pub fn looks_like(record: &Value) -> bool {
     record.get("payload").is_some()
@@ -142,10 +152,7 @@ fn command_of(payload: &Value) -> Option<String> {
         return Some(from_argv(argv));
     }
     let name = payload.get("name").and_then(Value::as_str).unwrap_or("");
-    if !matches!(
-        name,
-        "shell" | "shell_command" | "exec_command" | "container.exec" | "local_shell"
-    ) {
+    if !SHELL_TOOLS.contains(&name) {
         return None;
     }
     let arguments: Value = match payload.get("arguments") {
