@@ -352,7 +352,7 @@ fn Progress(state: State) -> impl IntoView {
         running.get().map(|run| {
             let elapsed = move || {
                 let seconds = ((now.get() - run.started) / 1000.0).max(0.0);
-                format!("{seconds:.1} s")
+                format!("{} s", crate::present::fixed(seconds, 1))
             };
             view! {
                 <div class="progress panel" role="status" aria-live="polite" data-testid="progress">

@@ -106,7 +106,7 @@ pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
     let host = RwSignal::new(None::<String>);
     let server = RwSignal::new(None::<usize>);
     let filter = Memo::new(move |_| Filter {
-        search: view.with(|v| v.search.trim().to_lowercase()),
+        search: view.with(|v| crate::present::lower(v.search.trim())),
         hidden_severities: hidden_severities.get(),
         hidden_kinds: hidden_kinds.get(),
         host: host.get(),
@@ -129,7 +129,7 @@ pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
                         {summary}
                     </p>
                     <p class="muted timing" data-testid="timing">
-                        {format!("analyzed in {} ms", millis.round())}
+                        {format!("analyzed in {} ms", crate::present::fixed(millis, 0))}
                     </p>
                 </div>
                 <div class="toolbar" role="toolbar" aria-label="Export and share">
@@ -580,8 +580,8 @@ fn Lanes(report: Arc<Report>) -> impl IntoView {
                                                     class=format!("segment phase-{}", segment.phase)
                                                     data-testid="phase-bar"
                                                     title=title
-                                                    style:left=format!("{:.2}%", segment.x)
-                                                    style:width=format!("{:.2}%", segment.width)
+                                                    style:left=format!("{}%", crate::present::fixed(segment.x, 2))
+                                                    style:width=format!("{}%", crate::present::fixed(segment.width, 2))
                                                 >
                                                     <span class="segment-label">{segment.label}</span>
                                                 </span>
@@ -599,7 +599,7 @@ fn Lanes(report: Arc<Report>) -> impl IntoView {
                                                     class=format!("mark kind-{}", mark.kind)
                                                     title=mark.title.clone()
                                                     aria-label=mark.title
-                                                    style:left=format!("{:.2}%", mark.x)
+                                                    style:left=format!("{}%", crate::present::fixed(mark.x, 2))
                                                     on:click=move |_| {
                                                         if let Some(row) = gloo::utils::document()
                                                             .get_element_by_id(&anchor)

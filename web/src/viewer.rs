@@ -19,6 +19,7 @@ use crate::model::Snapshot;
 use leptos::html::Div;
 use leptos::prelude::*;
 
+use crate::present::fixed;
 use crate::protocol::{Secret, redact};
 
 /// Height of one line in pixels; `.viewer-line` in style.css must match.
@@ -183,7 +184,7 @@ pub(crate) fn SourceViewer(
                 // By path: the Leptos prelude's `ElementExt::style` shadows it.
                 let _ = web_sys::HtmlElement::style(&spacer).set_property(
                     "height",
-                    &format!("{}px", window(top, height, count).spacer),
+                    &format!("{}px", fixed(window(top, height, count).spacer, 2)),
                 );
             }
             element.set_scroll_top(top as i32);
@@ -225,8 +226,8 @@ pub(crate) fn SourceViewer(
         let count = lines_for_layout(selected.get()).count();
         window(scroll_top.get(), view_height.get(), count)
     });
-    let spacer = move || format!("{}px", layout.get().spacer);
-    let offset = move || format!("translateY({}px)", layout.get().offset);
+    let spacer = move || format!("{}px", fixed(layout.get().spacer, 2));
+    let offset = move || format!("translateY({}px)", fixed(layout.get().offset, 2));
     let rows = move || {
         let index = selected.get();
         let Window { first, count, .. } = layout.get();

@@ -422,7 +422,7 @@ fn settings_from_flags(engine: Engine, args: &[String]) -> ServerSettings {
             | "--cuda-memory-fraction"
             | "--kv-cache-free-gpu-memory-fraction"
             | "--free-gpu-memory-fraction" => {
-                settings.mem_fraction = value.as_deref().and_then(|v| v.parse().ok());
+                settings.mem_fraction = value.as_deref().and_then(crate::decimal::parse);
             }
             _ => used = 1,
         }

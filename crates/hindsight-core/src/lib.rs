@@ -9,6 +9,7 @@
 
 pub mod condense;
 pub mod config;
+mod decimal;
 pub mod diagnostic;
 pub mod engine;
 pub mod parse;

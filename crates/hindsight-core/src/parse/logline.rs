@@ -398,7 +398,7 @@ fn host_port(text: &str) -> Option<(String, Option<u16>)> {
 fn seconds_in(text: &str) -> Option<f64> {
     capture(&TOOK_SECONDS, text)
         .and_then(|c| c.get(1))
-        .and_then(|m| m.as_str().parse().ok())
+        .and_then(|m| crate::decimal::parse(m.as_str()))
 }
 
 // Groups of templates, so one scan of a line decides which to try.
@@ -645,7 +645,7 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
     if groups & ACCEPT != 0 {
         let accepting = capture(&ACCEPT_LEN, message)
             .and_then(|c| c.get(1))
-            .and_then(|m| m.as_str().parse::<f32>().ok())
+            .and_then(|m| crate::decimal::parse(m.as_str()))
             .is_some_and(|len| len > 1.0);
         if accepting {
             return Some(Signal::DraftAccepting);
@@ -724,7 +724,7 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
         let draft = arch.as_deref().is_some_and(is_draft_architecture);
         let seconds = capture(&ELAPSED, message)
             .and_then(|c| c.get(1))
-            .and_then(|m| m.as_str().parse().ok());
+            .and_then(|m| crate::decimal::parse(m.as_str()));
         return Some(Signal::WeightsEnd {
             arch,
             draft,
@@ -1117,7 +1117,7 @@ pub fn settings_from_fields(text: &str) -> ServerSettings {
             }
             "speculative_config" => speculative_config(raw, &mut settings),
             "mem_fraction_static" | "gpu_memory_utilization" | "cuda_memory_fraction" => {
-                settings.mem_fraction = value.and_then(|v| v.parse().ok());
+                settings.mem_fraction = value.and_then(crate::decimal::parse);
             }
             _ => {}
         }
