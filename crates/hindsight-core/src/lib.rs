@@ -12,6 +12,7 @@ pub mod config;
 mod decimal;
 pub mod diagnostic;
 pub mod engine;
+mod literals;
 pub mod parse;
 mod re;
 pub mod report;

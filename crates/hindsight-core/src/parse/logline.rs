@@ -17,6 +17,7 @@ use crate::re::{Captures, Regex, regex};
 use super::{Event, EventKind, Parsed};
 use crate::diagnostic::LONG_LINE;
 use crate::engine::{Engine, ServerSettings};
+use crate::literals::LiteralSet;
 use crate::source::{Span, floor_char_boundary, lines_with_offsets};
 
 /// A classified log line.
@@ -326,7 +327,11 @@ pub fn classify_untriggered(line: &str) -> LogLine {
 /// (removing one can join a literal).
 pub fn trigger_starts(text: &str) -> Option<Vec<usize>> {
     let scan = TRIGGER_SCAN.as_ref()?;
-    Some(scan.find_iter(text).map(|found| found.start()).collect())
+    #[cfg(not(target_family = "wasm"))]
+    let starts = scan.find_iter(text).map(|found| found.start()).collect();
+    #[cfg(target_family = "wasm")]
+    let starts = scan.starts(text.as_bytes());
+    Some(starts)
 }
 
 fn classify_with(line: &str, may_signal: bool) -> LogLine {
@@ -538,30 +543,45 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Avg prompt throughput:", REQUEST),
 ];
 
-static TRIGGER_SCAN: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
-    std::sync::LazyLock::new(|| {
-        // A DFA, the fastest kind: this scan walks every byte of every output
-        // an agent read (over a hundred literals leave no SIMD prefilter),
-        // and the DFA walks about twice as fast as the contiguous NFA the
-        // builder would choose; a second kind of automaton would also cost
-        // the web page 10 KB gzipped (the credential scan's is a DFA).
-        aho_corasick::AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .build(TRIGGERS.iter().map(|(needle, _)| needle))
-            .ok()
-    });
+/// The trigger literals as one search. Natively aho-corasick's DFA, the
+/// fastest kind there: this scan walks every byte of every output an agent
+/// read (over a hundred literals leave no SIMD prefilter), and the DFA walks
+/// about twice as fast as the contiguous NFA the builder would choose. In
+/// wasm a [`LiteralSet`], as fast there and far smaller (see its module);
+/// a test holds the two to the same occurrences on every example.
+#[cfg(not(target_family = "wasm"))]
+static TRIGGER_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
+    aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(TRIGGERS.iter().map(|(needle, _)| needle))
+        .ok()
+});
+
+#[cfg(target_family = "wasm")]
+static TRIGGER_SCAN: LazyLock<Option<LiteralSet>> =
+    LazyLock::new(|| Some(LiteralSet::new(TRIGGERS.iter().map(|(needle, _)| needle))));
+
+/// The index in [`TRIGGERS`] of every occurrence of a trigger in `text`,
+/// overlapping ones too; `None` when the scanner could not be built.
+fn each_trigger(text: &str, mut each: impl FnMut(usize)) -> Option<()> {
+    let scan = TRIGGER_SCAN.as_ref()?;
+    #[cfg(not(target_family = "wasm"))]
+    for found in scan.find_overlapping_iter(text) {
+        each(found.pattern().as_usize());
+    }
+    #[cfg(target_family = "wasm")]
+    scan.each_overlapping(text.as_bytes(), |_, _, index| each(index));
+    Some(())
+}
 
 /// The groups whose templates may match this message.
 fn groups(message: &str) -> u16 {
-    let Some(scan) = TRIGGER_SCAN.as_ref() else {
-        // Without the scanner every group is tried: slower, same answers.
-        return u16::MAX;
-    };
     let mut groups = 0;
-    for found in scan.find_overlapping_iter(message) {
-        groups |= TRIGGERS.get(found.pattern().as_usize()).map_or(0, |t| t.1);
-    }
-    groups
+    let scanned = each_trigger(message, |index| {
+        groups |= TRIGGERS.get(index).map_or(0, |t| t.1);
+    });
+    // Without the scanner every group is tried: slower, same answers.
+    scanned.map_or(u16::MAX, |()| groups)
 }
 
 fn signal(message: &str, line: &str) -> Option<Signal> {
@@ -1374,41 +1394,38 @@ const RARE_LITERALS: &[&str] = &[
 ];
 
 /// A set of literals searched over a whole text: Teddy (SIMD) where the
-/// platform has it, else Aho-Corasick (wasm32 has no Teddy).
-struct Literals {
-    packed: Option<aho_corasick::packed::Searcher>,
-    automaton: Option<aho_corasick::AhoCorasick>,
+/// platform has it, else a [`LiteralSet`] (wasm32 has no Teddy).
+enum Literals {
+    #[cfg(not(target_family = "wasm"))]
+    Teddy(aho_corasick::packed::Searcher),
+    Set(LiteralSet),
 }
 
 impl Literals {
     fn new(needles: &[&str]) -> Literals {
-        let packed = aho_corasick::packed::Config::new()
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(teddy) = aho_corasick::packed::Config::new()
             .builder()
             .extend(needles)
-            .build();
-        let automaton = match packed {
-            Some(_) => None,
-            None => aho_corasick::AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                .build(needles)
-                .ok(),
-        };
-        Literals { packed, automaton }
+            .build()
+        {
+            return Literals::Teddy(teddy);
+        }
+        Literals::Set(LiteralSet::new(needles))
     }
 
-    /// The first occurrence at or after `from`, as (start, end). Without
-    /// any searcher everything is a candidate: slower, same answers.
+    /// The first occurrence at or after `from` (leftmost-first), as
+    /// (start, end).
     fn find(&self, text: &str, from: usize) -> Option<(usize, usize)> {
-        let span = aho_corasick::Span::from(from..text.len());
-        if let Some(packed) = &self.packed {
-            return packed.find_in(text, span).map(|m| (m.start(), m.end()));
+        match self {
+            #[cfg(not(target_family = "wasm"))]
+            Literals::Teddy(teddy) => teddy
+                .find_in(text, aho_corasick::Span::from(from..text.len()))
+                .map(|m| (m.start(), m.end())),
+            Literals::Set(set) => set
+                .find(text.as_bytes(), from)
+                .map(|(start, end, _)| (start, end)),
         }
-        if let Some(automaton) = &self.automaton {
-            return automaton
-                .find(aho_corasick::Input::new(text).span(span))
-                .map(|m| (m.start(), m.end()));
-        }
-        (from < text.len()).then_some((from, from))
     }
 }
 
@@ -1421,23 +1438,20 @@ impl Literals {
 static RARE_SCANS: LazyLock<Vec<Literals>> = LazyLock::new(|| {
     // Fat Teddy is x86-64's (AVX2); asked for it elsewhere, aho-corasick
     // builds one slim searcher of all the literals instead.
-    let fat = cfg!(target_arch = "x86_64")
-        .then(|| {
-            aho_corasick::packed::Config::new()
-                .only_teddy_fat(Some(true))
-                .builder()
-                .extend(RARE_LITERALS)
-                .build()
-        })
-        .flatten();
-    if let Some(packed) = fat {
-        return vec![Literals {
-            packed: Some(packed),
-            automaton: None,
-        }];
+    #[cfg(target_arch = "x86_64")]
+    if let Some(fat) = aho_corasick::packed::Config::new()
+        .only_teddy_fat(Some(true))
+        .builder()
+        .extend(RARE_LITERALS)
+        .build()
+    {
+        return vec![Literals::Teddy(fat)];
     }
     let groups: Vec<Literals> = RARE_LITERALS.chunks(32).map(Literals::new).collect();
-    if groups.iter().all(|group| group.packed.is_some()) {
+    if groups
+        .iter()
+        .all(|group| !matches!(group, Literals::Set(_)))
+    {
         groups
     } else {
         vec![Literals::new(RARE_LITERALS)]
@@ -1996,6 +2010,74 @@ mod tests {
         assert_eq!(found, [(2, 11)]);
         assert_eq!(find_rank_literal("GET / HTTP/1.1 [TP3]", 0), Some(16));
         assert_eq!(find_rank_literal("GET / HTTP/1.1", 0), None);
+    }
+
+    /// The wasm searches ([`LiteralSet`]) find what the native ones
+    /// (aho-corasick) find, on every line of every example and on the
+    /// examples whole: the same trigger occurrences, the same lines hit by
+    /// the trigger starts, the same first literal after each line start.
+    #[test]
+    #[cfg(not(target_family = "wasm"))]
+    fn wasm_literal_searches_find_what_native_ones_find() {
+        let triggers = LiteralSet::new(TRIGGERS.iter().map(|(needle, _)| needle));
+        let native = TRIGGER_SCAN.as_ref().expect("the trigger scanner builds");
+        let rare = LiteralSet::new(RARE_LITERALS);
+        let request_needles: Vec<&str> = TRIGGERS
+            .iter()
+            .filter(|(_, group)| *group == REQUEST)
+            .map(|(needle, _)| *needle)
+            .collect();
+        let ranks = ["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank"];
+        let others = [
+            (LiteralSet::new(&request_needles), &*REQUEST_SCAN),
+            (LiteralSet::new(ranks), &*RANK_SCAN),
+        ];
+        let mut compared = 0;
+        for (name, text) in crate::test_examples::texts() {
+            let mut ours = Vec::new();
+            triggers.each_overlapping(text.as_bytes(), |s, e, i| ours.push((s, e, i)));
+            let mut theirs: Vec<_> = native
+                .find_overlapping_iter(&text)
+                .map(|m| (m.start(), m.end(), m.pattern().as_usize()))
+                .collect();
+            ours.sort_unstable();
+            theirs.sort_unstable();
+            assert_eq!(ours, theirs, "{name}: trigger occurrences");
+            let line_hits = |starts: &[usize]| -> Vec<usize> {
+                let mut hit: Vec<usize> = starts
+                    .iter()
+                    .map(|&at| {
+                        text.as_bytes()[..at]
+                            .iter()
+                            .filter(|&&b| b == b'\n')
+                            .count()
+                    })
+                    .collect();
+                hit.dedup();
+                hit
+            };
+            let native_starts: Vec<usize> = native.find_iter(&text).map(|m| m.start()).collect();
+            assert_eq!(
+                line_hits(&triggers.starts(text.as_bytes())),
+                line_hits(&native_starts),
+                "{name}: lines with a trigger"
+            );
+            for (offset, _) in lines_with_offsets(&text) {
+                let rare_native = RARE_SCANS
+                    .iter()
+                    .filter_map(|scan| scan.find(&text, offset))
+                    .map(|(start, _)| start)
+                    .min();
+                let rare_ours = rare.find(text.as_bytes(), offset).map(|m| m.0);
+                assert_eq!(rare_ours, rare_native, "{name} at {offset}: rare literal");
+                for (set, native) in &others {
+                    let ours = set.find(text.as_bytes(), offset).map(|m| (m.0, m.1));
+                    assert_eq!(ours, native.find(&text, offset), "{name} at {offset}");
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared > 10_000, "only {compared} lines compared");
     }
 
     #[test]

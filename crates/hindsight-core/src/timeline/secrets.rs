@@ -114,18 +114,17 @@ const KEYWORDS: &[(&[u8], u8, usize)] = &[
 ];
 
 /// Whether multi-literal searches run on SIMD here: aho-corasick's Teddy
-/// exists for x86-64 and AArch64 only. Elsewhere (WebAssembly, where
-/// memchr has SIMD) a letter found with memchr is faster than an automaton
-/// walking every byte, so the keywords are found by their letters; the
-/// patterns' rarer literals are still found by an automaton
-/// ([`LITERAL_SCAN`]).
+/// exists for x86-64 and AArch64 only, and only there are
+/// [`KEYWORD_SCAN`] and [`LITERAL_SCAN`] built. Elsewhere (WebAssembly,
+/// where memchr has SIMD) a letter or key found with memchr is faster than
+/// an automaton walking every byte: the keywords are found by their letters
+/// ([`keyword_hits_by_letter`]), the patterns' literals by their keys
+/// ([`literal_hits`]).
 const MULTI_LITERAL_SIMD: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// The keywords as one multi-literal (SIMD) search over lowercased text.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 static KEYWORD_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
-    if !MULTI_LITERAL_SIMD {
-        return None;
-    }
     aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostFirst)
         .build(KEYWORDS.iter().map(|(word, _, _)| word))
@@ -196,14 +195,26 @@ type Hit = (usize, usize, usize, usize);
 /// the text nor its keywords are ever held whole; each search restarts
 /// just after the last keyword's start, so overlapping keywords
 /// (`secretoken`) are all found.
-fn keyword_hits(bytes: &[u8], mut settled: impl FnMut(&[Hit])) {
+fn keyword_hits(bytes: &[u8], settled: impl FnMut(&[Hit])) {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    if let Some(scan) = KEYWORD_SCAN.as_ref() {
+        keyword_hits_simd(bytes, scan, settled);
+        return;
+    }
+    let mut settled = settled;
+    settled(&keyword_hits_by_letter(bytes));
+}
+
+/// [`keyword_hits`] with [`KEYWORD_SCAN`].
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn keyword_hits_simd(
+    bytes: &[u8],
+    scan: &aho_corasick::AhoCorasick,
+    mut settled: impl FnMut(&[Hit]),
+) {
     const WINDOW: usize = 64 * 1024;
     // A keyword starting in a window may end in the next one.
     const LONGEST: usize = 9;
-    let Some(scan) = KEYWORD_SCAN.as_ref() else {
-        settled(&keyword_hits_by_letter(bytes));
-        return;
-    };
     let mut pending: Vec<Hit> = Vec::new();
     let mut lower = Vec::with_capacity(bytes.len().min(WINDOW + LONGEST));
     let mut window = 0;
@@ -360,10 +371,8 @@ const PATTERN_LITERALS: &[(&str, u32)] = &[
 
 /// All of [`PATTERN_LITERALS`] in one multi-literal (SIMD) search.
 /// Leftmost-first: that search runs on its SIMD literal searcher (Teddy).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 static LITERAL_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
-    if !MULTI_LITERAL_SIMD {
-        return None;
-    }
     aho_corasick::AhoCorasick::builder()
         .match_kind(aho_corasick::MatchKind::LeftmostFirst)
         .build(PATTERN_LITERALS.iter().map(|(literal, _)| literal))
@@ -403,24 +412,7 @@ fn search_ranges(text: &str, by_line: bool) -> Vec<Vec<Range<usize>>> {
         return ranges;
     }
     let all = (1 << PATTERNS.len()) - 1;
-    let found = match LITERAL_SCAN.as_ref() {
-        Some(scan) => {
-            let mut found = 0;
-            // Not overlapping: no literal's end starts another family's
-            // literal, so none is hidden (and the search keeps its SIMD
-            // prefilter).
-            for hit in scan.find_iter(text) {
-                found |= PATTERN_LITERALS
-                    .get(hit.pattern().as_usize())
-                    .map_or(all, |(_, patterns)| *patterns);
-                if found == all {
-                    break;
-                }
-            }
-            found
-        }
-        None => all,
-    };
+    let found = literal_patterns(text).unwrap_or(all);
     for (index, list) in ranges.iter_mut().enumerate() {
         if found & (1 << index) != 0 {
             let whole = 0..text.len();
@@ -428,6 +420,33 @@ fn search_ranges(text: &str, by_line: bool) -> Vec<Vec<Range<usize>>> {
         }
     }
     ranges
+}
+
+/// The patterns (bits of [`PATTERNS`]) whose literals occur in `text`, from
+/// one multi-literal SIMD search; `None` where there is none.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn literal_patterns(text: &str) -> Option<u32> {
+    let all = (1 << PATTERNS.len()) - 1;
+    let scan = LITERAL_SCAN.as_ref()?;
+    let mut found = 0;
+    // Not overlapping: no literal's end starts another family's
+    // literal, so none is hidden (and the search keeps its SIMD
+    // prefilter).
+    for hit in scan.find_iter(text) {
+        found |= PATTERN_LITERALS
+            .get(hit.pattern().as_usize())
+            .map_or(all, |(_, patterns)| *patterns);
+        if found == all {
+            break;
+        }
+    }
+    Some(found)
+}
+
+/// Without a multi-literal SIMD search, no answer: every pattern is tried.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn literal_patterns(_: &str) -> Option<u32> {
+    None
 }
 
 /// What [`literal_hits`] searches for: each of [`PATTERN_LITERALS`] holds
