@@ -40,6 +40,39 @@ pub(crate) async fn read_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> 
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+// `CompressionStream`, which web-sys has only behind its unstable-API cfg.
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    type CompressionStream;
+
+    #[wasm_bindgen(constructor, catch)]
+    fn new(format: &str) -> Result<CompressionStream, wasm_bindgen::JsValue>;
+
+    #[wasm_bindgen(method, getter)]
+    fn readable(this: &CompressionStream) -> web_sys::ReadableStream;
+
+    #[wasm_bindgen(method, getter)]
+    fn writable(this: &CompressionStream) -> web_sys::WritableStream;
+}
+
+/// `bytes` deflated (raw, RFC 1951) by the browser's `CompressionStream`:
+/// through a `Response` body, the simplest way to feed and drain a stream.
+pub(crate) async fn deflate_raw(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let compressor = CompressionStream::new("deflate-raw").map_err(describe)?;
+    let mut input = bytes.to_vec();
+    let body = web_sys::Response::new_with_opt_u8_array(Some(&mut input))
+        .map_err(describe)?
+        .body()
+        .ok_or("no body to compress")?;
+    let pair = web_sys::ReadableWritablePair::new(&compressor.readable(), &compressor.writable());
+    let output = web_sys::Response::new_with_opt_readable_stream(Some(&body.pipe_through(&pair)))
+        .map_err(describe)?;
+    let buffer = JsFuture::from(output.array_buffer().map_err(describe)?)
+        .await
+        .map_err(describe)?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
 /// Copies text to the clipboard.
 pub(crate) async fn copy(text: &str) -> Result<(), String> {
     let clipboard = gloo::utils::window().navigator().clipboard();

@@ -70,14 +70,21 @@ pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
         });
     };
     let share = move |_| {
-        let fragment = state
+        let payload = state
             .inputs
-            .with_untracked(|i| state.config.with_untracked(|c| share::encode(i, c)));
-        match fragment {
-            Ok(fragment) => {
-                let link = browser::url_with_fragment(&fragment);
-                share_link.set(Some(link.clone()));
-                leptos::task::spawn_local(async move {
+            .with_untracked(|i| state.config.with_untracked(|c| share::payload(i, c)));
+        leptos::task::spawn_local(async move {
+            let fragment = match payload {
+                Ok(json) => match browser::deflate_raw(&json).await {
+                    Ok(packed) => share::fragment(&packed).map_err(|e| e.to_string()),
+                    Err(e) => Err(format!("Could not compress the link: {e}")),
+                },
+                Err(e) => Err(e.to_string()),
+            };
+            match fragment {
+                Ok(fragment) => {
+                    let link = browser::url_with_fragment(&fragment);
+                    share_link.set(Some(link.clone()));
                     let copied = browser::copy(&link).await.is_ok();
                     message.set(Some((
                         false,
@@ -87,13 +94,13 @@ pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
                             link.len().div_ceil(1024)
                         ),
                     )));
-                });
+                }
+                Err(e) => {
+                    share_link.set(None);
+                    message.set(Some((true, e)));
+                }
             }
-            Err(e) => {
-                share_link.set(None);
-                message.set(Some((true, e.to_string())));
-            }
-        }
+        });
     };
     let print = move |_| {
         let _ = gloo::utils::window().print();

@@ -1,6 +1,9 @@
 //! Share links without a server: the inputs and rule configuration, with
 //! every credential redacted, deflated and base64url-encoded into the URL
-//! fragment (`#share=…`). Browsers never send the fragment to a server, so
+//! fragment (`#share=…`). The browser deflates ([`crate::browser::deflate_raw`],
+//! its `CompressionStream`), which keeps a deflate encoder out of the page;
+//! the page inflates (miniz_oxide), so a link opens before anything async
+//! has run. Browsers never send the fragment to a server, so
 //! the session only travels where the link is pasted.
 //!
 //! Links longer than [`MAX_FRAGMENT`] characters are refused with the size,
@@ -58,8 +61,9 @@ impl std::fmt::Display for ShareError {
     }
 }
 
-/// The fragment (with [`PREFIX`]) carrying these inputs, redacted.
-pub(crate) fn encode(inputs: &Inputs, config: &Config) -> Result<String, ShareError> {
+/// What a link carries for these inputs, as JSON, credentials redacted:
+/// deflate it (raw) and hand it to [`fragment`].
+pub(crate) fn payload(inputs: &Inputs, config: &Config) -> Result<Vec<u8>, ShareError> {
     let sources = inputs.to_sources();
     if sources.is_empty() {
         return Err(ShareError::Empty);
@@ -83,9 +87,13 @@ pub(crate) fn encode(inputs: &Inputs, config: &Config) -> Result<String, ShareEr
             .collect(),
         config: config.clone(),
     };
-    let json = serde_json::to_vec(&shared).unwrap_or_default();
-    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-    let fragment = format!("{PREFIX}{}", base64url_encode(&packed));
+    Ok(serde_json::to_vec(&shared).unwrap_or_default())
+}
+
+/// The fragment (with [`PREFIX`]) carrying a [`payload`] deflated (raw, no
+/// zlib header).
+pub(crate) fn fragment(packed: &[u8]) -> Result<String, ShareError> {
+    let fragment = format!("{PREFIX}{}", base64url_encode(packed));
     if fragment.len() > MAX_FRAGMENT {
         return Err(ShareError::TooLarge(fragment.len()));
     }
@@ -144,6 +152,13 @@ fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fragment as the page makes it, with miniz_oxide deflating in the
+    /// browser's place (the component tests use the browser's).
+    fn encode(inputs: &Inputs, config: &Config) -> Result<String, ShareError> {
+        let json = payload(inputs, config)?;
+        fragment(&miniz_oxide::deflate::compress_to_vec(&json, 6))
+    }
 
     #[test]
     fn base64url_round_trips_every_length() {

@@ -853,3 +853,28 @@ async fn edits_and_rules_are_kept_and_come_back_on_the_next_visit() {
     drop(page);
     crate::browser::forget(saved::KEY);
 }
+
+/// A share link deflated by the browser (`CompressionStream`) opens with
+/// the page's inflater: the same inputs and rule settings come back.
+#[wasm_bindgen_test]
+async fn a_share_link_deflated_by_the_browser_opens_again() {
+    let inputs = seed::inputs();
+    let mut config = Config::default();
+    set_rule_enabled(&mut config, "port-unchecked", false);
+    let json = crate::share::payload(&inputs, &config).expect("the seed has sources");
+    let packed = crate::browser::deflate_raw(&json)
+        .await
+        .expect("the browser deflates");
+    assert!(
+        packed.len() * 3 < json.len(),
+        "{} of {}",
+        packed.len(),
+        json.len()
+    );
+    let fragment = crate::share::fragment(&packed).expect("the seed fits in a link");
+    let shared = crate::share::decode(&fragment)
+        .expect("a share link")
+        .expect("an intact one");
+    assert_eq!(shared.config, config);
+    assert_eq!(shared.inputs().to_sources(), inputs.to_sources());
+}

@@ -80,7 +80,7 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
                     .into_iter()
                     .map(|(line, note)| diagnostic::Diagnostic::warning(id, line, note)),
             );
-            found.sort_by_key(|d| d.line);
+            diagnostic::in_line_order(&mut found);
             diagnostics.append(&mut found);
             prepared.push(std::borrow::Cow::Owned(Source {
                 name: source.name.clone(),
