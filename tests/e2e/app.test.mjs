@@ -1,7 +1,8 @@
 // End-to-end tests of the page beyond the seed (seed.test.mjs): analysis in
 // the worker with progress and cancel, inputs and settings kept across a
 // reload, clear all, rules turned off and re-graded, a finding opening its
-// evidence in the virtualised source viewer, share links (redacted), filters
+// evidence in the virtualised source viewer, keyboard use, accessible
+// names, the clipboard, print and phone layouts, share links (redacted), filters
 // and search, the theme toggle, and serving from a sub-path. Every test
 // checks there were no console errors and no request left 127.0.0.1.
 //
@@ -114,6 +115,92 @@ describe("hindsight web page: app features", () => {
     assert.ok(inView, "the evidence is scrolled into view");
     const selected = await page.locator('[data-testid="viewer-tab"][aria-selected="true"]').innerText();
     assert.ok(label.startsWith(selected), `${label} is in ${selected}`);
+    await done(page, errors);
+  });
+
+  test("keyboard, screen-reader names, clipboard, print and phone width", async () => {
+    const { page, errors } = await open();
+    const active = () =>
+      page.evaluate(() => {
+        const e = document.activeElement;
+        const style = getComputedStyle(e);
+        return { tag: e.tagName, id: e.id, text: e.innerText ?? "", outline: `${style.outlineStyle} ${style.outlineWidth}` };
+      });
+
+    // The first Tab reaches the skip link, which sends focus to the results.
+    await page.keyboard.press("Tab");
+    const skip = await active();
+    assert.equal(skip.text, "Skip to the postmortem");
+    assert.equal(skip.outline, "solid 2px", "the focused skip link shows its focus");
+    await page.keyboard.press("Enter");
+    assert.equal((await active()).id, "results-title");
+    // From there Tab walks the results' controls, each with a visible ring.
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Tab");
+      const now = await active();
+      assert.equal(now.tag, "BUTTON", `stop ${i} is a control`);
+      assert.equal(now.outline, "solid 2px", `${now.text} shows its focus`);
+    }
+    // Enter on a focused control acts: Copy Markdown puts the postmortem on
+    // the clipboard.
+    await page.getByTestId("copy-markdown").focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("The Markdown postmortem is on the clipboard.").waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(copied, /^# /);
+    for (const rule of await rules(page)) assert.ok(copied.includes(rule), `the copy mentions ${rule}`);
+
+    // The source tabs follow the ARIA tabs pattern: one tab in the Tab
+    // order, arrows and Home/End move the selection and the focus.
+    const tabs = page.getByTestId("viewer-tab");
+    const state = () =>
+      tabs.evaluateAll((all) => all.map((t) => `${t.getAttribute("aria-selected")}/${t.tabIndex}`));
+    assert.deepEqual(await state(), ["true/0", "false/-1"]);
+    await tabs.first().focus();
+    await page.keyboard.press("ArrowRight");
+    assert.deepEqual(await state(), ["false/-1", "true/0"]);
+    assert.equal((await active()).id, "viewer-tab-1");
+    assert.equal(
+      await page.getByTestId("viewer-scroll").getAttribute("aria-labelledby"),
+      "viewer-tab-1",
+    );
+    await page.keyboard.press("Home");
+    assert.deepEqual(await state(), ["true/0", "false/-1"]);
+    assert.equal((await active()).id, "viewer-tab-0");
+
+    // Every control has a name a screen reader reads out (Chromium's own
+    // accessibility tree, as assistive technology gets it).
+    const cdp = await browser.context.newCDPSession(page);
+    const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+    const controls = new Set(["button", "link", "textbox", "combobox", "checkbox", "tab", "searchbox", "radio", "switch"]);
+    const named = nodes.filter((n) => !n.ignored && controls.has(n.role?.value));
+    assert.ok(named.length > 30, `${named.length} controls`);
+    const nameless = named.filter((n) => !(n.name?.value ?? "").trim()).map((n) => n.role.value);
+    assert.deepEqual(nameless, [], "controls without an accessible name");
+    await cdp.detach();
+
+    // Printed: the postmortem alone, without inputs, controls or viewer.
+    await page.emulateMedia({ media: "print" });
+    const shown = (selector) => page.locator(selector).first().isVisible();
+    assert.equal(await shown('[data-testid="finding"]'), true);
+    assert.equal(await shown('[data-testid="checkpoint"]'), true);
+    for (const hidden of ['[data-testid="source-text"]', '[data-testid="export-json"]', '[data-testid="viewer"]', ".filter-bar"]) {
+      assert.equal(await shown(hidden), false, `${hidden} is not printed`);
+    }
+    await page.emulateMedia({ media: "screen" });
+
+    // On a phone nothing is wider than the screen.
+    await page.setViewportSize({ width: 360, height: 780 });
+    const overflow = await page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      const wide = [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > width + 1 && getComputedStyle(e).position !== "fixed")
+        .filter((e) => !e.closest(".viewer-scroll, pre, .code, .lanes, .visually-hidden, .skip-link"));
+      return { page: document.documentElement.scrollWidth - width, wide: wide.slice(0, 5).map((e) => e.className || e.tagName) };
+    });
+    assert.equal(overflow.page, 0, "no sideways scrolling");
+    assert.deepEqual(overflow.wide, []);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await done(page, errors);
   });
 

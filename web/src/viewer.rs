@@ -14,6 +14,7 @@
 #![allow(unreachable_pub)]
 
 use std::sync::Arc;
+use wasm_bindgen::JsCast;
 
 use crate::model::Snapshot;
 use leptos::html::Div;
@@ -116,6 +117,19 @@ pub(crate) fn scroll_for(index: usize, view: f64, lines: usize) -> f64 {
     (index.saturating_sub(3) as f64 * LINE_PX) / ratio
 }
 
+/// The tab a key moves to in the source tabs, as the ARIA tabs pattern has
+/// it: arrows to the neighbour (wrapping), Home and End to the ends.
+pub(crate) fn tab_for_key(key: &str, current: usize, count: usize) -> Option<usize> {
+    let last = count.checked_sub(1)?;
+    match key {
+        "ArrowRight" | "ArrowDown" => Some(if current >= last { 0 } else { current + 1 }),
+        "ArrowLeft" | "ArrowUp" => Some(if current == 0 { last } else { current - 1 }),
+        "Home" => Some(0),
+        "End" => Some(last),
+        _ => None,
+    }
+}
+
 /// The place a finding or checkpoint points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Focus {
@@ -193,6 +207,28 @@ pub(crate) fn SourceViewer(
         }
     });
 
+    let show = move |index: usize| {
+        selected.set(index);
+        scroll_top.set(0.0);
+        if let Some(element) = scroller.get_untracked() {
+            element.set_scroll_top(0);
+        }
+    };
+    let tab_count = sources.len();
+    // Arrow keys, Home and End move between the tabs; Tab leaves the list
+    // (only the selected tab is in the tab order).
+    let on_tab_key = move |ev: web_sys::KeyboardEvent| {
+        let Some(next) = tab_for_key(&ev.key(), selected.get_untracked(), tab_count) else {
+            return;
+        };
+        ev.prevent_default();
+        show(next);
+        if let Some(tab) = gloo::utils::document().get_element_by_id(&format!("viewer-tab-{next}"))
+            && let Ok(tab) = tab.dyn_into::<web_sys::HtmlElement>()
+        {
+            let _ = tab.focus();
+        }
+    };
     let tabs = sources
         .iter()
         .enumerate()
@@ -204,14 +240,11 @@ pub(crate) fn SourceViewer(
                     role="tab"
                     class="viewer-tab"
                     data-testid="viewer-tab"
+                    id=format!("viewer-tab-{index}")
+                    aria-controls="viewer-panel"
                     aria-selected=move || (selected.get() == index).to_string()
-                    on:click=move |_| {
-                        selected.set(index);
-                        scroll_top.set(0.0);
-                        if let Some(element) = scroller.get_untracked() {
-                            element.set_scroll_top(0);
-                        }
-                    }
+                    tabindex=move || if selected.get() == index { "0" } else { "-1" }
+                    on:click=move |_| show(index)
                 >
                     {name}
                 </button>
@@ -265,15 +298,16 @@ pub(crate) fn SourceViewer(
                 <h3 id="viewer-title">"Sources"</h3>
                 <span class="count" data-testid="viewer-lines">{total}</span>
             </div>
-            <div class="viewer-tabs" role="tablist" aria-label="Source to show">
+            <div class="viewer-tabs" role="tablist" aria-label="Source to show" on:keydown=on_tab_key>
                 {tabs}
             </div>
             <div
                 class="viewer-scroll"
                 data-testid="viewer-scroll"
+                id="viewer-panel"
                 tabindex="0"
-                role="region"
-                aria-label="Source text"
+                role="tabpanel"
+                aria-labelledby=move || format!("viewer-tab-{}", selected.get())
                 node_ref=scroller
                 on:scroll=move |_| {
                     if let Some(element) = scroller.get_untracked() {
@@ -295,6 +329,18 @@ pub(crate) fn SourceViewer(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arrow_keys_home_and_end_move_between_tabs() {
+        assert_eq!(tab_for_key("ArrowRight", 0, 3), Some(1));
+        assert_eq!(tab_for_key("ArrowRight", 2, 3), Some(0));
+        assert_eq!(tab_for_key("ArrowLeft", 0, 3), Some(2));
+        assert_eq!(tab_for_key("ArrowUp", 2, 3), Some(1));
+        assert_eq!(tab_for_key("Home", 2, 3), Some(0));
+        assert_eq!(tab_for_key("End", 0, 3), Some(2));
+        assert_eq!(tab_for_key("Enter", 0, 3), None);
+        assert_eq!(tab_for_key("ArrowRight", 0, 0), None);
+    }
 
     #[test]
     fn lines_split_like_an_editor() {
