@@ -373,6 +373,11 @@ impl Lifecycle {
                 self.ready_from_startup = false;
                 Some(PhaseKind::Ready)
             }
+            // A 5xx answer is the server failing a request (Ollama answers
+            // 500 when the model it loads on demand fails): up, not serving.
+            Signal::Request {
+                status: Some(500..=599),
+            } => None,
             Signal::Request { .. } => Some(PhaseKind::Serving),
             Signal::DraftAccepting => {
                 self.drafter_loaded = true;
