@@ -249,6 +249,29 @@ fn cut_marker(line: &str) -> Option<u32> {
         .ok()
 }
 
+/// How often a server restarted in its log, and how earlier runs failed:
+/// `once; before: cuda-oom (line 16)`. `None` for a single run (the card
+/// then shows nothing: the facts above are the last run's either way).
+pub(crate) fn restarts(server: &ServerReport) -> Option<String> {
+    if server.restarts == 0 {
+        return None;
+    }
+    let times = match server.restarts {
+        1 => "once".to_owned(),
+        n => format!("{n} times"),
+    };
+    let failures: Vec<String> = server
+        .earlier_failures
+        .iter()
+        .map(|f| format!("{} (line {})", f.kind, f.evidence.line_start))
+        .collect();
+    Some(if failures.is_empty() {
+        times
+    } else {
+        format!("{times}; before: {}", failures.join(", "))
+    })
+}
+
 /// A byte count for people: `812 B`, `31.4 KB`, `2.0 MB`.
 pub(crate) fn size(bytes: usize) -> String {
     // Display only; precision loss on huge inputs does not matter.
@@ -698,6 +721,28 @@ mod tests {
         assert_eq!(fixed(f64::INFINITY, 0), "0");
         assert_eq!(fixed(-0.004, 2), "0.00");
         assert_eq!(size(31_449), "31.4 KB");
+    }
+
+    #[test]
+    fn restarts_name_the_earlier_failures() {
+        let mut server = seed().servers[0].clone();
+        assert_eq!(restarts(&server), None);
+        server.restarts = 1;
+        assert_eq!(restarts(&server).as_deref(), Some("once"));
+        let failure = hindsight_core::report::FailureReport {
+            kind: "cuda-oom".to_owned(),
+            message: String::new(),
+            port: None,
+            api_port: None,
+            evidence: server.phases[0].evidence.clone(),
+        };
+        server.restarts = 2;
+        server.earlier_failures = vec![failure];
+        let line = server.phases[0].evidence.line_start;
+        assert_eq!(
+            restarts(&server),
+            Some(format!("2 times; before: cuda-oom (line {line})"))
+        );
     }
 
     #[test]

@@ -813,6 +813,7 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
         "ranks"
     };
     let load = server.load_seconds.map(|s| format!("{s} s"));
+    let restarts = present::restarts(&server);
     view! {
         <article
             class="server card"
@@ -860,6 +861,15 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
                             <div class="fact" data-field="load">
                                 <dt>"weights loaded in"</dt>
                                 <dd>{load}</dd>
+                            </div>
+                        }
+                    })}
+                {restarts
+                    .map(|restarts| {
+                        view! {
+                            <div class="fact" data-field="restarts">
+                                <dt>"restarted in its log"</dt>
+                                <dd>{restarts}</dd>
                             </div>
                         }
                     })}

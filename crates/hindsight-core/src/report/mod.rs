@@ -139,6 +139,13 @@ pub struct ServerReport {
     /// The furthest phase reached (failures aside): where it stopped.
     pub last_phase: Option<PhaseKind>,
     pub failure: Option<FailureReport>,
+    /// Runs before the last one in the same log: the server was restarted
+    /// into the file it wrote before (a start line after a failure or after
+    /// readiness). Everything else here describes the last run, except rank
+    /// tags, which are counted over the whole log.
+    pub restarts: u32,
+    /// How the earlier runs that showed a failure failed, in log order.
+    pub earlier_failures: Vec<FailureReport>,
     /// The last line of its log: where it stopped.
     pub last_line: Option<Evidence>,
     /// The checks a careful operator makes after a launch, and what the
@@ -406,46 +413,9 @@ pub fn build(
         servers: timeline
             .servers
             .iter()
-            .map(|s| ServerReport {
-                id: s.id,
-                engine: s.engine,
-                host: s.host.clone(),
-                model: s.settings.model.clone(),
-                port: s.port(),
-                tp_size: s.settings.tp_size,
-                pp_size: s.settings.pp_size,
-                dp_size: s.settings.dp_size,
-                ep_size: s.settings.ep_size,
-                speculative_algorithm: s.settings.speculative_algorithm.clone(),
-                draft_model: s.settings.draft_model.clone(),
-                mem_fraction: s.settings.mem_fraction,
-                log_path: s.log_path.clone(),
-                log_source: s
-                    .log_source
-                    .and_then(|id| timeline.sources.get(id))
-                    .map(|info| info.name.clone()),
-                launch_checkpoint: s.launch,
-                ready: s.ready(),
-                drafter_loaded: s.drafter_loaded(),
-                ranks_expected: s.settings.ranks_expected(),
-                ranks_seen: u32::try_from(s.lifecycle.ranks.len()).unwrap_or(u32::MAX),
-                rank_tags: s.lifecycle.ranks.iter().cloned().collect(),
-                load_seconds: s.lifecycle.load_seconds,
-                shards_loaded: s.lifecycle.shards.map(|(done, _)| done),
-                shards_total: s.lifecycle.shards.map(|(_, total)| total),
-                phases: s
-                    .lifecycle
-                    .phases
-                    .iter()
-                    .map(|p| PhaseReport {
-                        phase: p.kind,
-                        time: p.time.clone(),
-                        evidence: b.evidence(p.span),
-                    })
-                    .collect(),
-                last_phase: s.lifecycle.last_phase(),
-                failure: s.lifecycle.failure.map(|(kind, span)| {
-                    let port = s.lifecycle.failure_port;
+            .map(|s| {
+                // How one run failed, as the report shows it.
+                let failure = |kind: crate::parse::FailureKind, span: Span, port: Option<u16>| {
                     FailureReport {
                         kind: kind.name().to_owned(),
                         message: b.redact(&crate::parse::logline::message_of(
@@ -455,9 +425,60 @@ pub fn build(
                         api_port: port.map(|p| Some(p) == s.port()),
                         evidence: b.evidence(span),
                     }
-                }),
-                last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
-                ledger: b.ledger(crate::rules::ledger::for_server(timeline_ref, s)),
+                };
+                ServerReport {
+                    id: s.id,
+                    engine: s.engine,
+                    host: s.host.clone(),
+                    model: s.settings.model.clone(),
+                    port: s.port(),
+                    tp_size: s.settings.tp_size,
+                    pp_size: s.settings.pp_size,
+                    dp_size: s.settings.dp_size,
+                    ep_size: s.settings.ep_size,
+                    speculative_algorithm: s.settings.speculative_algorithm.clone(),
+                    draft_model: s.settings.draft_model.clone(),
+                    mem_fraction: s.settings.mem_fraction,
+                    log_path: s.log_path.clone(),
+                    log_source: s
+                        .log_source
+                        .and_then(|id| timeline.sources.get(id))
+                        .map(|info| info.name.clone()),
+                    launch_checkpoint: s.launch,
+                    ready: s.ready(),
+                    drafter_loaded: s.drafter_loaded(),
+                    ranks_expected: s.settings.ranks_expected(),
+                    ranks_seen: u32::try_from(s.lifecycle.ranks.len()).unwrap_or(u32::MAX),
+                    rank_tags: s.lifecycle.ranks.iter().cloned().collect(),
+                    load_seconds: s.lifecycle.load_seconds,
+                    shards_loaded: s.lifecycle.shards.map(|(done, _)| done),
+                    shards_total: s.lifecycle.shards.map(|(_, total)| total),
+                    phases: s
+                        .lifecycle
+                        .phases
+                        .iter()
+                        .map(|p| PhaseReport {
+                            phase: p.kind,
+                            time: p.time.clone(),
+                            evidence: b.evidence(p.span),
+                        })
+                        .collect(),
+                    last_phase: s.lifecycle.last_phase(),
+                    failure: s
+                        .lifecycle
+                        .failure
+                        .map(|(kind, span)| failure(kind, span, s.lifecycle.failure_port)),
+                    restarts: u32::try_from(s.lifecycle.earlier_runs.len()).unwrap_or(u32::MAX),
+                    earlier_failures: s
+                        .lifecycle
+                        .earlier_runs
+                        .iter()
+                        .flatten()
+                        .map(|f| failure(f.kind, f.span, f.port))
+                        .collect(),
+                    last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
+                    ledger: b.ledger(crate::rules::ledger::for_server(timeline_ref, s)),
+                }
             })
             .collect(),
         findings: findings

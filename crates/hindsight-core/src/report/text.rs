@@ -127,6 +127,28 @@ pub fn render(report: &Report, color: bool) -> String {
                     .collect();
                 let _ = writeln!(out, "     phases: {}", phases.join(" → "));
             }
+            if s.restarts > 0 {
+                let earlier: Vec<String> = s
+                    .earlier_failures
+                    .iter()
+                    .map(|f| {
+                        format!(
+                            "{} at {}:{}",
+                            f.kind, f.evidence.source, f.evidence.line_start
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "     restarts: {} in the log (above: the last run){}",
+                    s.restarts,
+                    if earlier.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; earlier runs failed: {}", earlier.join(", "))
+                    }
+                );
+            }
             if let Some(failure) = &s.failure {
                 let _ = writeln!(
                     out,

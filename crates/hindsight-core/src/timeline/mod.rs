@@ -251,6 +251,18 @@ pub struct Lifecycle {
     pub bound_port: Option<u16>,
     /// The phase of the latest line that showed one (failures aside).
     pub latest_phase: Option<PhaseKind>,
+    /// Runs before the last one in the same log (a server restarted into
+    /// the file it wrote before), each with its failure if it showed one.
+    /// Everything else here describes the last run.
+    pub earlier_runs: Vec<Option<EarlierFailure>>,
+}
+
+/// How an earlier run failed: the kind, the line, the port it named.
+#[derive(Debug, Clone, Copy)]
+pub struct EarlierFailure {
+    pub kind: crate::parse::FailureKind,
+    pub span: Span,
+    pub port: Option<u16>,
 }
 
 impl Lifecycle {
@@ -276,6 +288,10 @@ impl Lifecycle {
     /// Takes in one line; `from_log` is false for lines the agent saw in
     /// tool output, which say nothing about where the log stops.
     fn absorb(&mut self, span: Span, log: &LogLine, rank: Option<&str>, from_log: bool) {
+        if matches!(log.signal, Some(Signal::Settings(_) | Signal::ProcessStart)) && self.run_over()
+        {
+            self.restart();
+        }
         if let Some(rank) = rank.or(log.rank.as_deref()) {
             self.ranks.insert(rank.to_owned());
         }
@@ -402,6 +418,41 @@ impl Lifecycle {
                 self.latest_phase = Some(kind);
             }
         }
+    }
+
+    /// Whether a start line now begins a new run: this one failed or came
+    /// up, and the engine prints its start lines once per run. An Ollama
+    /// server starts a runner per model load while it serves, and
+    /// TensorRT-LLM's ranks each print the version banner, so for them a
+    /// start line says nothing of a restart and a log is one run.
+    fn run_over(&self) -> bool {
+        matches!(
+            self.engine,
+            Engine::Vllm | Engine::Sglang | Engine::Tgi | Engine::LlamaCpp
+        ) && (self.failure.is_some() || self.ready)
+    }
+
+    /// Files the current run away and starts the next one afresh. The
+    /// engine, the last line and the rank tags stay: the log parser keeps
+    /// one line per rank tag for the whole log (see
+    /// [`crate::parse::logline::parse_log`]), so tags are counted over all
+    /// runs.
+    fn restart(&mut self) {
+        let failure = self.failure.map(|(kind, span)| EarlierFailure {
+            kind,
+            span,
+            port: self.failure_port,
+        });
+        let mut earlier_runs = std::mem::take(&mut self.earlier_runs);
+        earlier_runs.push(failure);
+        *self = Lifecycle {
+            engine: self.engine,
+            last_line: self.last_line,
+            ranks: std::mem::take(&mut self.ranks),
+            aux_ranks: std::mem::take(&mut self.aux_ranks),
+            earlier_runs,
+            ..Lifecycle::default()
+        };
     }
 
     fn push(&mut self, kind: PhaseKind, span: Span, log: &LogLine) {
