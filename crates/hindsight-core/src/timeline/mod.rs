@@ -288,7 +288,11 @@ impl Lifecycle {
     /// Takes in one line; `from_log` is false for lines the agent saw in
     /// tool output, which say nothing about where the log stops.
     fn absorb(&mut self, span: Span, log: &LogLine, rank: Option<&str>, from_log: bool) {
-        if matches!(log.signal, Some(Signal::Settings(_) | Signal::ProcessStart)) && self.run_over()
+        // Only a log read in order tells runs apart: what the agent saw comes
+        // in views that repeat and reorder lines (a `head` after a `grep`).
+        if from_log
+            && matches!(log.signal, Some(Signal::Settings(_) | Signal::ProcessStart))
+            && self.run_over()
         {
             self.restart();
         }
