@@ -1199,3 +1199,46 @@ pub fn same_path(a: &str, b: &str) -> bool {
     let bare = !a.contains('/') || !b.contains('/');
     bare && file(a) == file(b) && !file(a).is_empty()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::logline::classify;
+
+    const RUN: [&str; 4] = [
+        "(APIServer pid=1) INFO 11-30 13:52:10 [api_server.py:1805] vLLM API server version 0.10.1.1",
+        "(EngineCore_DP0 pid=2) ERROR 11-30 13:53:12 [core.py:718] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.",
+        "(APIServer pid=3) INFO 11-30 14:00:01 [api_server.py:1805] vLLM API server version 0.10.1.1",
+        "(APIServer pid=3) INFO:     Application startup complete.",
+    ];
+
+    fn absorb_all(from_log: bool) -> Lifecycle {
+        let mut lifecycle = Lifecycle::new(Engine::Vllm);
+        for (i, line) in RUN.iter().enumerate() {
+            lifecycle.absorb(Span::new(0, i, i + 1), &classify(line), None, from_log);
+        }
+        lifecycle
+    }
+
+    #[test]
+    fn a_start_line_after_a_failure_begins_a_new_run_in_a_log() {
+        let lifecycle = absorb_all(true);
+        assert!(lifecycle.failure.is_none());
+        assert!(lifecycle.ready);
+        assert_eq!(lifecycle.earlier_runs.len(), 1);
+        assert!(matches!(
+            lifecycle.earlier_runs[0],
+            Some(EarlierFailure {
+                kind: crate::parse::FailureKind::OutOfMemory,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn lines_the_agent_saw_never_make_a_restart() {
+        let lifecycle = absorb_all(false);
+        assert!(lifecycle.failure.is_some());
+        assert!(lifecycle.earlier_runs.is_empty());
+    }
+}
