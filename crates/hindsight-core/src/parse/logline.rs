@@ -279,7 +279,13 @@ pub fn prefix(line: &str) -> Prefix {
         .or_else(|| super::ollama_log::prefix(line))
         .or_else(|| super::trtllm_log::prefix(line))
         .or_else(|| super::llamacpp_log::prefix(line));
-    if let Some(prefix) = found {
+    if let Some(mut prefix) = found {
+        // After an engine's own prefix the tag comes first (`] [rank3]:`);
+        // checked by its first bytes, as this runs on every line read.
+        let message = line.get(prefix.message..).unwrap_or("").trim_start();
+        if prefix.rank.is_none() && prefix.aux_rank.is_none() && message.starts_with("[rank") {
+            prefix.aux_rank = torch_rank(message);
+        }
         return prefix;
     }
     let mut result = Prefix::default();
@@ -293,10 +299,8 @@ pub fn prefix(line: &str) -> Prefix {
         result.message = c.get(0).map_or(0, |m| m.end());
     }
     let message = &line[result.message..];
-    if message.starts_with("[rank")
-        && let Some(c) = capture(&TORCH_RANK, message)
-    {
-        result.aux_rank = c.get(1).map(|m| format!("rank {}", m.as_str()));
+    if let Some(rank) = torch_rank(message) {
+        result.aux_rank = Some(rank);
     } else if message.starts_with("Rank ")
         && let Some(c) = capture(&OLD_RANK, message)
     {
@@ -304,6 +308,18 @@ pub fn prefix(line: &str) -> Prefix {
         result.message += c.get(0).map_or(0, |m| m.end());
     }
     result
+}
+
+/// torch's `[rankN]:` tag, as `rank N`. It comes first in the message, or
+/// after what a logger put before it (`] [rank3]:`, `10:00:01 [rank3]:`,
+/// `- INFO - [rank3]:`), so it is looked for near the start only, where no
+/// message text is yet.
+fn torch_rank(message: &str) -> Option<String> {
+    let head = &message[..floor_char_boundary(message, 48)];
+    let at = memchr::memchr_iter(b'[', head.as_bytes())
+        .find(|&at| head.as_bytes()[at..].starts_with(b"[rank"))?;
+    let c = capture(&TORCH_RANK, &message[at..])?;
+    c.get(1).map(|m| format!("rank {}", m.as_str()))
 }
 
 /// Classifies one log line (one `\r`-separated segment of it, ANSI stripped).
@@ -2078,6 +2094,29 @@ mod tests {
             }
         }
         assert!(compared > 10_000, "only {compared} lines compared");
+    }
+
+    /// torch's `[rankN]:` is read after any logger prefix, and only near
+    /// the start of the message.
+    #[test]
+    fn torch_rank_tags_behind_a_time_or_level() {
+        for line in [
+            "[rank3]: torch.OutOfMemoryError: CUDA out of memory.",
+            "2026-11-30 10:00:01 [rank3]: Traceback (most recent call last):",
+            "[2026-11-30 10:00:01] [rank3]: Traceback (most recent call last):",
+            "2026-11-30T10:00:01.123Z [rank3]: Traceback (most recent call last):",
+            "10:00:01 [rank3]: torch.OutOfMemoryError: CUDA out of memory.",
+            "2026-11-30 10:00:01,123 - INFO - [rank3]: x",
+            "[2026-11-30 10:00:01,123] [INFO] [rank3]: x",
+        ] {
+            assert_eq!(classify(line).aux_rank.as_deref(), Some("rank 3"), "{line}");
+        }
+        for line in [
+            "the benchmark printed its summary for every worker, then [rank3]: done",
+            "[rank3] no colon",
+        ] {
+            assert_eq!(classify(line).aux_rank, None, "{line}");
+        }
     }
 
     #[test]
