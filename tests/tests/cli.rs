@@ -101,6 +101,29 @@ fn markdown_output_is_a_postmortem() {
     assert!(out.stdout.contains("```sh\nssh root@10.1.230.174"));
 }
 
+/// A server restarted into its log: text and Markdown say so and name how
+/// the earlier run failed, while the rest describes the last run.
+#[test]
+fn a_restart_in_a_log_is_reported_with_the_earlier_failure() {
+    let log = root()
+        .join("examples/log-vllm-restart-after-oom/vllm.log")
+        .display()
+        .to_string();
+    let text = cli(&["analyze", &log], "", false);
+    assert!(
+        text.stdout.contains("restarts: 1 in the log (above: the last run); earlier runs failed: cuda-oom at vllm.log:16"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("ready: yes"), "{}", text.stdout);
+    let markdown = cli(&["analyze", "--format", "markdown", &log], "", false);
+    assert!(
+        markdown.stdout.contains("was restarted once in its log: the table shows the last run; earlier runs failed: cuda-oom at vllm.log:16."),
+        "{}",
+        markdown.stdout
+    );
+}
+
 #[test]
 fn stdin_is_read_with_a_dash() {
     let transcript = "$ python -m sglang.launch_server --model-path /m --tp 2 --port 30001 > s.log 2>&1 &\n$ tail -3 s.log\n";

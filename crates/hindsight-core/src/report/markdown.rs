@@ -72,31 +72,16 @@ pub fn render(report: &Report) -> String {
         }
         // A restart hides an earlier run behind the last one: say so.
         for s in report.servers.iter().filter(|s| s.restarts > 0) {
-            let failures: Vec<String> = s
-                .earlier_failures
-                .iter()
-                .map(|f| {
-                    format!(
-                        "`{}` at {}:{}",
-                        f.kind, f.evidence.source, f.evidence.line_start
-                    )
-                })
-                .collect();
+            let times = match s.restarts {
+                1 => "once".to_owned(),
+                n => format!("{n} times"),
+            };
             let _ = writeln!(
                 out,
-                "\nServer {} ({}) was restarted {} in its log; the table shows the last run.{}",
+                "\nServer {} ({}) was restarted {times} in its log: the table shows the last run{}.",
                 s.id + 1,
                 s.engine_name(),
-                if s.restarts == 1 {
-                    "once".to_owned()
-                } else {
-                    format!("{} times", s.restarts)
-                },
-                if failures.is_empty() {
-                    String::new()
-                } else {
-                    format!(" Earlier runs failed: {}.", failures.join(", "))
-                }
+                s.earlier_failures_note()
             );
         }
     }

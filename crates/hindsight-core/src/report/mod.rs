@@ -584,6 +584,25 @@ impl ServerReport {
     pub fn engine_name(&self) -> &'static str {
         self.engine.name()
     }
+
+    /// How the earlier runs failed, for renderers: `; earlier runs failed:
+    /// cuda-oom at vllm.log:16`, or nothing when none showed a failure.
+    pub fn earlier_failures_note(&self) -> String {
+        if self.earlier_failures.is_empty() {
+            return String::new();
+        }
+        let failures: Vec<String> = self
+            .earlier_failures
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} at {}:{}",
+                    f.kind, f.evidence.source, f.evidence.line_start
+                )
+            })
+            .collect();
+        format!("; earlier runs failed: {}", failures.join(", "))
+    }
 }
 
 impl PhaseReport {

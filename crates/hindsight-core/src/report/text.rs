@@ -128,25 +128,11 @@ pub fn render(report: &Report, color: bool) -> String {
                 let _ = writeln!(out, "     phases: {}", phases.join(" → "));
             }
             if s.restarts > 0 {
-                let earlier: Vec<String> = s
-                    .earlier_failures
-                    .iter()
-                    .map(|f| {
-                        format!(
-                            "{} at {}:{}",
-                            f.kind, f.evidence.source, f.evidence.line_start
-                        )
-                    })
-                    .collect();
                 let _ = writeln!(
                     out,
                     "     restarts: {} in the log (above: the last run){}",
                     s.restarts,
-                    if earlier.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; earlier runs failed: {}", earlier.join(", "))
-                    }
+                    s.earlier_failures_note()
                 );
             }
             if let Some(failure) = &s.failure {
