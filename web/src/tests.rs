@@ -878,3 +878,29 @@ async fn a_share_link_deflated_by_the_browser_opens_again() {
     assert_eq!(shared.config, config);
     assert_eq!(shared.inputs().to_sources(), inputs.to_sources());
 }
+
+/// A server restarted into its log: the card says how often and how the
+/// earlier run failed, and shows the last run as ready. The seed's card,
+/// one run, has no such row.
+#[wasm_bindgen_test]
+async fn a_restarted_server_says_so_on_its_card() {
+    let log = include_str!("../../examples/log-vllm-restart-after-oom/vllm.log");
+    let (page, report) = mount_results(
+        Inputs::with_sources([("vllm.log", log)]),
+        &Config::default(),
+    )
+    .await;
+    let server = &report.servers[0];
+    assert_eq!(server.restarts, 1);
+    let card = &page.all("[data-testid=server]")[0];
+    let line = server.earlier_failures[0].evidence.line_start;
+    assert_eq!(
+        text(&one(card, "[data-field=restarts] dd")),
+        format!("once; before: cuda-oom (line {line})")
+    );
+    assert_eq!(text(&one(card, "[data-field=ready] dd")), "yes");
+    drop(page);
+
+    let (page, _) = mount_results(seed::inputs(), &Config::default()).await;
+    assert!(!page.has("[data-testid=server] [data-field=restarts]"));
+}
