@@ -11,8 +11,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
 
+use gloo::timers::callback::{Interval, Timeout};
 use hindsight_core::Config;
 use leptos::prelude::*;
 
@@ -68,7 +68,7 @@ pub(crate) struct State {
 /// Where the first inputs come from: a share link, this browser's storage,
 /// or the seed example.
 fn initial_state() -> (Inputs, Config, View, Option<String>) {
-    let stored = browser::load(saved::KEY).and_then(|json| Saved::parse(&json));
+    let stored = browser::load::<Saved>(saved::KEY).map(Saved::checked);
     let view = stored.as_ref().map(|s| s.view.clone()).unwrap_or_default();
     if let Some(shared) = share::decode(&browser::fragment()) {
         browser::clear_fragment();
@@ -217,36 +217,25 @@ pub(crate) fn App() -> impl IntoView {
         clear_all,
     };
 
-    // The elapsed time of a run ticks; nothing runs while idle.
-    Effect::new(move |handle: Option<Option<IntervalHandle>>| {
-        if let Some(Some(handle)) = handle {
-            handle.clear();
-        }
-        running.with(Option::is_some).then(|| {
-            set_interval_with_handle(
-                move || now.set(js_sys::Date::now()),
-                Duration::from_millis(100),
-            )
-            .ok()
-        })?
+    // The elapsed time of a run ticks; nothing runs while idle. Dropping
+    // the previous timer (the effect's last value) stops it.
+    Effect::new(move |ticking: Option<Option<Interval>>| {
+        drop(ticking);
+        running
+            .with(Option::is_some)
+            .then(|| Interval::new(100, move || now.set(js_sys::Date::now())))
     });
 
-    // Save a moment after the last change, not on every keystroke.
-    Effect::new(move |pending: Option<Option<TimeoutHandle>>| {
+    // Save a moment after the last change, not on every keystroke: each
+    // change drops (cancels) the save the previous one scheduled.
+    Effect::new(move |pending: Option<Timeout>| {
         let snapshot = inputs.with(|i| config.with(|c| view.with(|v| Saved::of(i, c, v))));
-        if let Some(Some(handle)) = pending {
-            handle.clear();
-        }
-        set_timeout_with_handle(
-            move || {
-                let json = serde_json::to_string(&snapshot).unwrap_or_default();
-                if let Err(e) = browser::store(saved::KEY, &json) {
-                    notice.set(Some(format!("Could not save in this browser: {e}")));
-                }
-            },
-            Duration::from_millis(300),
-        )
-        .ok()
+        drop(pending);
+        Timeout::new(300, move || {
+            if let Err(e) = browser::store(saved::KEY, &snapshot) {
+                notice.set(Some(format!("Could not save in this browser: {e}")));
+            }
+        })
     });
 
     // The theme follows the view setting.

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 
 use gloo::file::{Blob, ObjectUrl};
+use gloo::storage::{LocalStorage, Storage};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -82,25 +83,34 @@ pub(crate) async fn copy(text: &str) -> Result<(), String> {
         .map_err(describe)
 }
 
-/// The stored value under `key`, if any.
-pub(crate) fn load(key: &str) -> Option<String> {
-    let storage = gloo::utils::window().local_storage().ok()??;
-    storage.get_item(key).ok()?
+/// Whether the page may use `localStorage` at all. gloo-storage takes it
+/// for granted and throws where it is missing (storage turned off, a
+/// sandboxed frame), which would stop the page, so every use asks first.
+fn storage_available() -> bool {
+    matches!(gloo::utils::window().local_storage(), Ok(Some(_)))
 }
 
-/// Stores `value` under `key`; the error says why not (quota, private mode).
-pub(crate) fn store(key: &str, value: &str) -> Result<(), String> {
-    let storage = gloo::utils::window()
-        .local_storage()
-        .map_err(describe)?
-        .ok_or("this browser keeps no local storage")?;
-    storage.set_item(key, value).map_err(describe)
+/// The value stored as JSON under `key`, if any and readable.
+pub(crate) fn load<T: serde::de::DeserializeOwned>(key: &str) -> Option<T> {
+    if !storage_available() {
+        return None;
+    }
+    LocalStorage::get(key).ok()
+}
+
+/// Stores `value` as JSON under `key`; the error says why not (quota,
+/// storage turned off).
+pub(crate) fn store<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> {
+    if !storage_available() {
+        return Err("this browser keeps no local storage".to_owned());
+    }
+    LocalStorage::set(key, value).map_err(|e| e.to_string())
 }
 
 /// Forgets what is stored under `key`.
 pub(crate) fn forget(key: &str) {
-    if let Ok(Some(storage)) = gloo::utils::window().local_storage() {
-        let _ = storage.remove_item(key);
+    if storage_available() {
+        LocalStorage::delete(key);
     }
 }
 

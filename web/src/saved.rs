@@ -115,17 +115,22 @@ impl Saved {
     }
 
     /// Reads a stored document; anything unreadable counts as nothing stored.
-    /// Rule ids this version does not know are dropped from the configuration
-    /// rather than kept to fail later.
+    #[cfg(test)]
     pub(crate) fn parse(json: &str) -> Option<Self> {
-        let mut saved: Saved = serde_json::from_str(json).ok()?;
+        serde_json::from_str(json).ok().map(Saved::checked)
+    }
+
+    /// A stored document as this version uses it: rule ids it does not know
+    /// are dropped from the configuration rather than kept to fail later.
+    pub(crate) fn checked(self) -> Self {
+        let mut saved = self;
         let known = |id: &String| hindsight_core::rules::find(id).is_some();
         saved.config.ignore.retain(known);
         saved.config.severity.retain(|id, _| known(id));
         if let Some(select) = &mut saved.config.select {
             select.retain(known);
         }
-        Some(saved)
+        saved
     }
 
     /// The inputs to edit: stored texts, and an empty editor for a dropped

@@ -273,12 +273,10 @@ fn copy_step(mut copying: Copying) {
             copying.offset = 0;
         }
         if budget == 0 && copying.source < copying.sources.len() {
-            if let Some(window) = web_sys::window() {
-                let next = Closure::once_into_js(move || copy_step(copying));
-                let _ = window.set_timeout_with_callback(next.unchecked_ref());
-                return;
-            }
-            budget = STEP;
+            // The next step in a task of its own, so input and painting
+            // come in between.
+            gloo::timers::callback::Timeout::new(0, move || copy_step(copying)).forget();
+            return;
         }
     }
     let Copying {
