@@ -812,8 +812,17 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
     } else {
         "ranks"
     };
+    // Shown when known: the load time, restarts in the log.
     let load = server.load_seconds.map(|s| format!("{s} s"));
     let restarts = present::restarts(&server);
+    let fact = |label: &'static str, key: &'static str, value: String| {
+        view! {
+            <div class="fact" data-field=key>
+                <dt>{label}</dt>
+                <dd>{value}</dd>
+            </div>
+        }
+    };
     view! {
         <article
             class="server card"
@@ -832,17 +841,7 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
                 </span>
             </header>
             <dl class="facts">
-                {rows
-                    .into_iter()
-                    .map(|(label, key, value)| {
-                        view! {
-                            <div class="fact" data-field=key>
-                                <dt>{label}</dt>
-                                <dd>{value}</dd>
-                            </div>
-                        }
-                    })
-                    .collect_view()}
+                {rows.into_iter().map(|(label, key, value)| fact(label, key, value)).collect_view()}
                 <div class="fact" data-field="ready">
                     <dt>"ready"</dt>
                     <dd>{tri(present::tri_state(server.ready))}</dd>
@@ -855,24 +854,10 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
                     <dt>{present::ranks_label(&server)}</dt>
                     <dd class=ranks_class>{present::ranks(&server)}</dd>
                 </div>
-                {load
-                    .map(|load| {
-                        view! {
-                            <div class="fact" data-field="load">
-                                <dt>"weights loaded in"</dt>
-                                <dd>{load}</dd>
-                            </div>
-                        }
-                    })}
-                {restarts
-                    .map(|restarts| {
-                        view! {
-                            <div class="fact" data-field="restarts">
-                                <dt>"restarted in its log"</dt>
-                                <dd>{restarts}</dd>
-                            </div>
-                        }
-                    })}
+                {[("weights loaded in", "load", load), ("restarted in its log", "restarts", restarts)]
+                    .into_iter()
+                    .filter_map(|(label, key, value)| value.map(|value| fact(label, key, value)))
+                    .collect_view()}
             </dl>
             {(!server.ledger.is_empty())
                 .then(|| view! { <LedgerList ledger=server.ledger.clone() /> })}
