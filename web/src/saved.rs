@@ -122,15 +122,14 @@ impl Saved {
 
     /// A stored document as this version uses it: rule ids it does not know
     /// are dropped from the configuration rather than kept to fail later.
-    pub(crate) fn checked(self) -> Self {
-        let mut saved = self;
+    pub(crate) fn checked(mut self) -> Self {
         let known = |id: &String| hindsight_core::rules::find(id).is_some();
-        saved.config.ignore.retain(known);
-        saved.config.severity.retain(|id, _| known(id));
-        if let Some(select) = &mut saved.config.select {
+        self.config.ignore.retain(known);
+        self.config.severity.retain(|id, _| known(id));
+        if let Some(select) = &mut self.config.select {
             select.retain(known);
         }
-        saved
+        self
     }
 
     /// The inputs to edit: stored texts, and an empty editor for a dropped

@@ -14,10 +14,10 @@
 //! four bytes long, a hash of each one's first four bytes; otherwise the
 //! pairs of bytes literals start with (and the pairs after those). Most
 //! text positions cost a load and a bit test; where the filter passes, the
-//! literals beginning with that byte are compared in full. Matches are leftmost-first: the
-//! earliest start, and among literals starting there the first in the list,
-//! as aho-corasick's `MatchKind::LeftmostFirst` reports them (a test holds
-//! the two equal on every example).
+//! literals beginning with that byte are compared in full. Matches are
+//! leftmost-first: the earliest start, and among literals starting there
+//! the first in the list, as aho-corasick's `MatchKind::LeftmostFirst`
+//! reports them.
 
 /// 65,536 bits.
 type Bits = [u64; 1024];

@@ -1475,19 +1475,21 @@ static RARE_SCANS: LazyLock<Vec<Literals>> = LazyLock::new(|| {
 });
 
 /// The request templates' literals.
-static REQUEST_SCAN: LazyLock<Literals> = LazyLock::new(|| {
-    let needles: Vec<&str> = TRIGGERS
+fn request_needles() -> Vec<&'static str> {
+    TRIGGERS
         .iter()
         .filter(|(_, group)| *group == REQUEST)
         .map(|(needle, _)| *needle)
-        .collect();
-    Literals::new(&needles)
-});
+        .collect()
+}
+
+static REQUEST_SCAN: LazyLock<Literals> = LazyLock::new(|| Literals::new(&request_needles()));
 
 /// What a rank tag is written with: `TPn`, `DPn`, `PPn`, `EPn`, `ATTN_CPn`,
 /// `pid=` (vLLM's process tags), `RANK`, `rank`.
-static RANK_SCAN: LazyLock<Literals> =
-    LazyLock::new(|| Literals::new(&["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank"]));
+const RANK_LITERALS: [&str; 8] = ["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank"];
+
+static RANK_SCAN: LazyLock<Literals> = LazyLock::new(|| Literals::new(&RANK_LITERALS));
 
 /// The first rank-like literal at or after `from`: the two-letter ones
 /// count only before a digit (`TP3`, not `HTTP/1.1`).
@@ -1497,7 +1499,7 @@ fn find_rank_literal(text: &str, mut from: usize) -> Option<usize> {
         let before_digit = bytes
             .get(end)
             .is_some_and(|b| b.is_ascii_digit() || !b.is_ascii());
-        if end - start > 2 || before_digit || end == start {
+        if end - start > 2 || before_digit {
             return Some(start);
         }
         from = start + 1;
@@ -2038,15 +2040,9 @@ mod tests {
         let triggers = LiteralSet::new(TRIGGERS.iter().map(|(needle, _)| needle));
         let native = TRIGGER_SCAN.as_ref().expect("the trigger scanner builds");
         let rare = LiteralSet::new(RARE_LITERALS);
-        let request_needles: Vec<&str> = TRIGGERS
-            .iter()
-            .filter(|(_, group)| *group == REQUEST)
-            .map(|(needle, _)| *needle)
-            .collect();
-        let ranks = ["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank"];
         let others = [
-            (LiteralSet::new(&request_needles), &*REQUEST_SCAN),
-            (LiteralSet::new(ranks), &*RANK_SCAN),
+            (LiteralSet::new(request_needles()), &*REQUEST_SCAN),
+            (LiteralSet::new(RANK_LITERALS), &*RANK_SCAN),
         ];
         let mut compared = 0;
         for (name, text) in crate::test_examples::texts() {
@@ -2059,15 +2055,11 @@ mod tests {
             ours.sort_unstable();
             theirs.sort_unstable();
             assert_eq!(ours, theirs, "{name}: trigger occurrences");
+            let line_starts: Vec<usize> = lines_with_offsets(&text).map(|(at, _)| at).collect();
             let line_hits = |starts: &[usize]| -> Vec<usize> {
                 let mut hit: Vec<usize> = starts
                     .iter()
-                    .map(|&at| {
-                        text.as_bytes()[..at]
-                            .iter()
-                            .filter(|&&b| b == b'\n')
-                            .count()
-                    })
+                    .map(|&at| line_starts.partition_point(|&start| start <= at))
                     .collect();
                 hit.dedup();
                 hit
@@ -2078,7 +2070,7 @@ mod tests {
                 line_hits(&native_starts),
                 "{name}: lines with a trigger"
             );
-            for (offset, _) in lines_with_offsets(&text) {
+            for &offset in &line_starts {
                 let rare_native = RARE_SCANS
                     .iter()
                     .filter_map(|scan| scan.find(&text, offset))

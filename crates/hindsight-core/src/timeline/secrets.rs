@@ -195,13 +195,12 @@ type Hit = (usize, usize, usize, usize);
 /// the text nor its keywords are ever held whole; each search restarts
 /// just after the last keyword's start, so overlapping keywords
 /// (`secretoken`) are all found.
-fn keyword_hits(bytes: &[u8], settled: impl FnMut(&[Hit])) {
+fn keyword_hits(bytes: &[u8], mut settled: impl FnMut(&[Hit])) {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     if let Some(scan) = KEYWORD_SCAN.as_ref() {
         keyword_hits_simd(bytes, scan, settled);
         return;
     }
-    let mut settled = settled;
     settled(&keyword_hits_by_letter(bytes));
 }
 
