@@ -256,10 +256,7 @@ pub(crate) fn restarts(server: &ServerReport) -> Option<String> {
     if server.restarts == 0 {
         return None;
     }
-    let times = match server.restarts {
-        1 => "once".to_owned(),
-        n => format!("{n} times"),
-    };
+    let times = server.restart_count();
     let failures: Vec<String> = server
         .earlier_failures
         .iter()

@@ -72,15 +72,12 @@ pub fn render(report: &Report) -> String {
         }
         // A restart hides an earlier run behind the last one: say so.
         for s in report.servers.iter().filter(|s| s.restarts > 0) {
-            let times = match s.restarts {
-                1 => "once".to_owned(),
-                n => format!("{n} times"),
-            };
             let _ = writeln!(
                 out,
-                "\nServer {} ({}) was restarted {times} in its log: the table shows the last run{}.",
+                "\nServer {} ({}) was restarted {} in its log: the table shows the last run{}.",
                 s.id + 1,
                 s.engine_name(),
+                s.restart_count(),
                 s.earlier_failures_note()
             );
         }

@@ -585,6 +585,14 @@ impl ServerReport {
         self.engine.name()
     }
 
+    /// How often it restarted in its log, for renderers: `once`, `3 times`.
+    pub fn restart_count(&self) -> String {
+        match self.restarts {
+            1 => "once".to_owned(),
+            n => format!("{n} times"),
+        }
+    }
+
     /// How the earlier runs failed, for renderers: `; earlier runs failed:
     /// cuda-oom at vllm.log:16`, or nothing when none showed a failure.
     pub fn earlier_failures_note(&self) -> String {
