@@ -5,6 +5,7 @@
 //! (the full report, a golden file). Set `UPDATE_GOLDEN=1` to rewrite golden
 //! files after an intended change, then review the diff.
 
+pub mod corpus;
 pub mod generate;
 
 use std::path::{Path, PathBuf};
@@ -122,4 +123,26 @@ pub fn check_golden(path: &Path, actual: &str) -> Option<String> {
         expected.lines().nth(first_difference).unwrap_or("<end>"),
         actual.lines().nth(first_difference).unwrap_or("<end>"),
     ))
+}
+
+/// The report `hindsight analyze --format json FILES…` prints, run in
+/// process as a user runs it (sessions streamed through the condenser).
+pub fn cli_report(files: &[PathBuf]) -> serde_json::Value {
+    let mut stdin: &[u8] = &[];
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let mut io = hindsight_cli::Io {
+        stdin: &mut stdin,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+        stdout_is_terminal: false,
+        stderr_is_terminal: false,
+        no_color: true,
+        current_dir: std::env::temp_dir(),
+    };
+    let mut args: Vec<std::ffi::OsString> =
+        vec!["hindsight".into(), "analyze".into(), "--format".into(), "json".into()];
+    args.extend(files.iter().map(|f| f.as_os_str().to_owned()));
+    hindsight_cli::run(args, &mut io);
+    serde_json::from_slice(&stdout).unwrap_or(serde_json::Value::Null)
 }
