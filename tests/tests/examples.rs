@@ -113,7 +113,7 @@ fn seed_case_yields_the_three_findings_in_order_with_the_right_server() {
     // The log stops after the weights: readiness and the drafter are unknown, not false.
     assert_eq!(server.ready, None);
     assert_eq!(server.drafter_loaded, None);
-    assert_eq!((server.ranks_expected, server.ranks_seen), (8, 8));
+    assert_eq!((server.ranks_expected, server.ranks_seen), (Some(8), 8));
 
     // The first three quote the launch line (msg 3131) first; every check
     // runs on the real host.
@@ -167,7 +167,7 @@ fn diligent_case_has_no_findings_and_a_ready_server() {
     let server = &report.servers[0];
     assert_eq!(server.ready, Some(true));
     assert_eq!(server.drafter_loaded, Some(true));
-    assert_eq!((server.ranks_expected, server.ranks_seen), (4, 4));
+    assert_eq!((server.ranks_expected, server.ranks_seen), (Some(4), 4));
     assert_eq!(server.port, Some(30000));
 }
 

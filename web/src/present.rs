@@ -131,14 +131,16 @@ pub(crate) fn last_line_label(server: &ServerReport) -> &'static str {
     }
 }
 
-/// `8 of 8`.
+/// `8 of 8`, `3 of at least 8`, `2 (expected unknown)`.
 pub(crate) fn ranks(server: &ServerReport) -> String {
-    format!("{} of {}", server.ranks_seen, server.ranks_expected)
+    server.ranks_text()
 }
 
 /// Whether fewer ranks were seen than expected.
 pub(crate) fn ranks_short(server: &ServerReport) -> bool {
-    server.ranks_seen < server.ranks_expected
+    server
+        .ranks_expected
+        .is_some_and(|expected| server.ranks_seen < expected)
 }
 
 /// An optional value, or a dash.

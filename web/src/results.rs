@@ -797,7 +797,7 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
     };
     let rows: Vec<(&'static str, &'static str, String)> = vec![
         ("host", "host", present::or_dash(server.host.clone())),
-        ("port", "port", present::or_dash(server.port)),
+        ("port", "port", server.port_text()),
         ("parallelism", "tp", present::parallelism(&server)),
         ("model", "model", present::or_dash(server.model.clone())),
         (

@@ -330,7 +330,7 @@ async fn the_server_ledger_and_the_timeline_show_every_check_and_checkpoint() {
     assert_eq!(attr(card, "data-engine"), server.engine_name());
     assert_eq!(
         text(&one(card, "[data-field=port] dd")),
-        present::or_dash(server.port)
+        server.port_text()
     );
     let pairs = |entries: Vec<HtmlElement>| -> Vec<(String, String)> {
         entries

@@ -103,24 +103,33 @@ impl ServerSettings {
         self.enable_dp_attention |= other.enable_dp_attention;
     }
 
-    /// Scheduler ranks one launch must bring up: tensor × pipeline parallel,
-    /// times data parallel unless DP attention shares the TP ranks.
-    pub fn ranks_expected(&self) -> u32 {
-        if self.tp_size.is_none()
-            && self.pp_size.is_none()
-            && self.dp_size.is_none()
-            && let Some(world) = self.world_size
-        {
-            return world.max(1);
-        }
-        let tp = self.tp_size.unwrap_or(1).max(1);
-        let pp = self.pp_size.unwrap_or(1).max(1);
-        let dp = if self.enable_dp_attention {
-            1
+    /// The ranks (processes) one launch brings up, from the sizes stated:
+    /// tensor × pipeline parallel, times data parallel unless DP attention
+    /// shares the TP ranks, else the world size the engine reported; a
+    /// launch across `--nnodes N` brings up its share on each node. `None`
+    /// when no size is stated.
+    pub fn stated_ranks(&self) -> Option<u32> {
+        let total = if self.tp_size.is_some() || self.pp_size.is_some() || self.dp_size.is_some() {
+            let tp = self.tp_size.unwrap_or(1).max(1);
+            let pp = self.pp_size.unwrap_or(1).max(1);
+            let dp = if self.enable_dp_attention {
+                1
+            } else {
+                self.dp_size.unwrap_or(1).max(1)
+            };
+            tp.saturating_mul(pp).saturating_mul(dp)
         } else {
-            self.dp_size.unwrap_or(1).max(1)
+            self.world_size?.max(1)
         };
-        tp.saturating_mul(pp).saturating_mul(dp)
+        Some(match self.nnodes {
+            Some(nodes) if nodes > 1 && total % nodes == 0 => total / nodes,
+            _ => total,
+        })
+    }
+
+    /// [`ServerSettings::stated_ranks`], or 1 when no size is stated.
+    pub fn ranks_expected(&self) -> u32 {
+        self.stated_ranks().unwrap_or(1)
     }
 
     /// Whether a separate draft model (or built-in MTP head) must load.
@@ -193,7 +202,7 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
             _ => return None,
         }
     };
-    Some((engine, settings_from_flags(engine, rest)))
+    Some((engine, settings_from_args(engine, rest)))
 }
 
 /// Programs that start another program given later on their command line.
@@ -300,7 +309,7 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
             }
             _ => rest,
         };
-        (engine, settings_from_flags(engine, rest))
+        (engine, settings_from_args(engine, rest))
     };
     // TGI's image listens on 80 inside; the reachable port is the host's.
     let inside = settings.port.or(match engine {
@@ -356,7 +365,8 @@ pub fn launch_from_command(
     Some((engine, settings))
 }
 
-fn settings_from_flags(engine: Engine, args: &[String]) -> ServerSettings {
+/// Settings from an engine's own arguments (the words after its program).
+pub fn settings_from_args(engine: Engine, args: &[String]) -> ServerSettings {
     let mut settings = ServerSettings::default();
     let mut i = 0;
     // `vllm serve MODEL` and `trtllm-serve MODEL` take the model positionally.

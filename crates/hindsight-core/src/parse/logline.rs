@@ -38,6 +38,9 @@ pub struct LogLine {
 /// What one line says about a server.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Signal {
+    /// The command that started the server, pasted above its log (see
+    /// [`super::launch_head`]): what it was asked to do.
+    Launch(Box<(Engine, ServerSettings)>),
     /// The engine's dump of its effective settings (`server_args=ServerArgs(…)`,
     /// vLLM's `non-default args: {…}`, TGI's `Args { … }`).
     Settings(Box<ServerSettings>),

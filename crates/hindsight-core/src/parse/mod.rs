@@ -8,6 +8,7 @@ pub mod aider;
 pub mod claude_code;
 pub mod codex;
 mod json_doc;
+pub mod launch_head;
 pub mod llamacpp_log;
 pub mod logline;
 pub mod ollama_log;
@@ -341,6 +342,29 @@ fn detect_jsonl(head: &str) -> Option<Format> {
 
 /// Parses one source with the given format.
 pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
+    let mut parsed = parse_format(source, id, format);
+    if let Some(engine) = format.log_engine()
+        && let Some(head) = launch_head::find(&source.text, engine)
+    {
+        // The command pasted above the log: an event of its own, in order.
+        let at = parsed
+            .events
+            .partition_point(|e| e.span.start < head.start);
+        parsed.events.insert(
+            at,
+            Event {
+                span: Span::new(id, head.start, head.end),
+                kind: EventKind::Log(LogLine {
+                    signal: Some(Signal::Launch(Box::new((head.engine, head.settings)))),
+                    ..LogLine::default()
+                }),
+            },
+        );
+    }
+    parsed
+}
+
+fn parse_format(source: &Source, id: SourceId, format: Format) -> Parsed {
     match format {
         Format::PastedText => pasted::parse(&source.text, id),
         Format::ClaudeCodeJsonl => claude_code::parse(&source.text, id),

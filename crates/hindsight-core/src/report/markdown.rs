@@ -57,17 +57,16 @@ pub fn render(report: &Report) -> String {
         for s in &report.servers {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} of {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.id + 1,
                 s.engine_name(),
                 cell(s.host.as_deref().unwrap_or("")),
-                s.port.map(|p| p.to_string()).unwrap_or_default(),
+                s.port_text(),
                 s.tp_size.map(|p| p.to_string()).unwrap_or_default(),
                 cell(s.draft_model.as_deref().unwrap_or("")),
                 tri(s.ready),
                 tri(s.drafter_loaded),
-                s.ranks_seen,
-                s.ranks_expected
+                s.ranks_text()
             );
         }
         // A restart hides an earlier run behind the last one: say so.

@@ -18,7 +18,7 @@ use crate::parse::Format;
 use crate::rules::ledger::LedgerStatus;
 use crate::rules::{CheckStatus, Finding, Severity};
 use crate::source::{Source, Span};
-use crate::timeline::{CheckpointKind, PhaseKind, Quote, Timeline};
+use crate::timeline::{CheckpointKind, PhaseKind, Provenance, Quote, Timeline};
 
 /// The report format's version; bumped on any incompatible change.
 pub const REPORT_VERSION: u32 = 1;
@@ -105,8 +105,14 @@ pub struct ServerReport {
     pub engine: Engine,
     pub host: Option<String>,
     pub model: Option<String>,
-    /// Explicit, read from the log, or the engine's default.
+    /// The port it serves on; null when nothing tells (a log that never
+    /// names its port, with no launch command known).
     pub port: Option<u16>,
+    /// Where `port` comes from: `flag` (the launch command, in the
+    /// transcript or pasted above the log), `log` (the engine's settings
+    /// dump or bind line), `engine-default` (the launch is known and sets
+    /// none). Null when the port is unknown.
+    pub port_source: Option<Provenance>,
     pub tp_size: Option<u32>,
     pub pp_size: Option<u32>,
     pub dp_size: Option<u32>,
@@ -125,7 +131,15 @@ pub struct ServerReport {
     pub ready: Option<bool>,
     /// Same three values; null for non-speculative servers.
     pub drafter_loaded: Option<bool>,
-    pub ranks_expected: u32,
+    /// The ranks (processes) its launch brings up on the host this log is
+    /// from: tensor × pipeline × data parallel (shared with DP attention),
+    /// divided over `--nnodes`, or the world size the engine reported.
+    /// Never fewer than the rank tags seen show. Null when nothing tells.
+    pub ranks_expected: Option<u32>,
+    /// Where `ranks_expected` comes from: `flag`, `log`, `engine-default`
+    /// (a known launch that states no size: one), or `seen` (no size is
+    /// stated, or fewer than the tags seen: at least this many).
+    pub ranks_expected_source: Option<Provenance>,
     /// Distinct rank tags the log (or, without a log, the agent) showed.
     pub ranks_seen: u32,
     pub rank_tags: Vec<String>,
@@ -136,7 +150,8 @@ pub struct ServerReport {
     pub shards_loaded: Option<u32>,
     pub shards_total: Option<u32>,
     pub phases: Vec<PhaseReport>,
-    /// The furthest phase reached (failures aside): where it stopped.
+    /// Where it stopped: the phase of the last line that showed one,
+    /// `failed` when the run ended in a failure.
     pub last_phase: Option<PhaseKind>,
     pub failure: Option<FailureReport>,
     /// Runs before the last one in the same log: the server was restarted
@@ -432,6 +447,7 @@ pub fn build(
                     host: s.host.clone(),
                     model: s.settings.model.clone(),
                     port: s.port(),
+                    port_source: s.port_with_source().map(|(_, source)| source),
                     tp_size: s.settings.tp_size,
                     pp_size: s.settings.pp_size,
                     dp_size: s.settings.dp_size,
@@ -447,7 +463,8 @@ pub fn build(
                     launch_checkpoint: s.launch,
                     ready: s.ready(),
                     drafter_loaded: s.drafter_loaded(),
-                    ranks_expected: s.settings.ranks_expected(),
+                    ranks_expected: s.ranks_expected().map(|(ranks, _)| ranks),
+                    ranks_expected_source: s.ranks_expected().map(|(_, source)| source),
                     ranks_seen: u32::try_from(s.lifecycle.ranks.len()).unwrap_or(u32::MAX),
                     rank_tags: s.lifecycle.ranks.iter().cloned().collect(),
                     load_seconds: s.lifecycle.load_seconds,
@@ -569,8 +586,32 @@ impl ServerReport {
         }
         if let Some(port) = self.port {
             label.push_str(&format!(" port {port}"));
+            if self.port_source == Some(Provenance::EngineDefault) {
+                label.push_str(" (default)");
+            }
         }
         label
+    }
+
+    /// The rank count against what is expected, for renderers: `8 of 8`,
+    /// `3 of at least 8`, `2 (expected unknown)`.
+    pub fn ranks_text(&self) -> String {
+        match (self.ranks_expected, self.ranks_expected_source) {
+            (Some(expected), Some(Provenance::Seen)) => {
+                format!("{} of at least {expected}", self.ranks_seen)
+            }
+            (Some(expected), _) => format!("{} of {expected}", self.ranks_seen),
+            (None, _) => format!("{} (expected unknown)", self.ranks_seen),
+        }
+    }
+
+    /// The port for renderers: `8000`, `8000 (default)`, or `unknown`.
+    pub fn port_text(&self) -> String {
+        match (self.port, self.port_source) {
+            (Some(port), Some(Provenance::EngineDefault)) => format!("{port} (default)"),
+            (Some(port), _) => port.to_string(),
+            (None, _) => "unknown".to_owned(),
+        }
     }
 }
 

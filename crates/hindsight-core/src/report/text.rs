@@ -90,9 +90,7 @@ pub fn render(report: &Report, color: bool) -> String {
             if let Some(host) = &s.host {
                 let _ = write!(head, " on {host}");
             }
-            if let Some(port) = s.port {
-                let _ = write!(head, " port {port}");
-            }
+            let _ = write!(head, " port {}", s.port_text());
             if let Some(tp) = s.tp_size {
                 let _ = write!(head, ", tp {tp}");
             }
@@ -103,15 +101,14 @@ pub fn render(report: &Report, color: bool) -> String {
             let _ = writeln!(out, "{head}");
             let _ = writeln!(
                 out,
-                "     ready: {}   drafter loaded: {}   ranks: {} of {}{}",
+                "     ready: {}   drafter loaded: {}   ranks: {}{}",
                 tri(s.ready),
                 if s.draft_model.is_some() || s.speculative_algorithm.is_some() {
                     tri(s.drafter_loaded)
                 } else {
                     "n/a"
                 },
-                s.ranks_seen,
-                s.ranks_expected,
+                s.ranks_text(),
                 s.load_seconds
                     .map(|t| format!("   weights loaded in {t} s"))
                     .unwrap_or_default()

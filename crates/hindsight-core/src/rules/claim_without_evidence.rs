@@ -327,7 +327,7 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
             failure_seen(),
         ),
         Claim::Ranks => {
-            let expected = server.map_or(2, |s| s.settings.ranks_expected().max(1));
+            let expected = server.map_or(2, |s| s.ranks_wanted().max(1));
             // Inserted one by one (`extend`), not collected: collecting
             // sorts first, and that sort's code would be one more copy in
             // the web page for a handful of ranks.

@@ -406,7 +406,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
         });
     }
 
-    let expected = server.settings.ranks_expected();
+    let expected = server.ranks_wanted();
     if expected > 1 {
         let mut ranks: Vec<&str> = seen(timeline, server)
             .filter_map(|l| l.rank.or(l.log.rank.as_deref()))

@@ -31,13 +31,13 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     timeline
         .servers
         .iter()
-        .filter(|s| s.launch.is_some() && s.settings.ranks_expected() > 1)
+        .filter(|s| s.launch.is_some() && s.ranks_wanted() > 1)
         .filter_map(|server| check(timeline, server))
         .collect()
 }
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
-    let expected = server.settings.ranks_expected();
+    let expected = server.ranks_wanted();
     let launch = launch_quote(timeline, server)?;
     let mut seen = BTreeSet::new();
     let mut process_lists = Vec::new();

@@ -248,9 +248,14 @@ pub struct Lifecycle {
     /// The last line of the log: where it stopped.
     pub last_line: Option<Span>,
     pub settings: ServerSettings,
+    /// The command pasted above the log, and what it asked for.
+    pub launch: Option<(Engine, ServerSettings)>,
     pub bound_port: Option<u16>,
     /// The phase of the latest line that showed one (failures aside).
     pub latest_phase: Option<PhaseKind>,
+    /// The latest line that showed a phase was a failure: the run ended
+    /// in it (nothing after it shows the server working).
+    pub ended_in_failure: bool,
     /// Runs before the last one in the same log (a server restarted into
     /// the file it wrote before), each with its failure if it showed one.
     /// Everything else here describes the last run.
@@ -309,6 +314,12 @@ impl Lifecycle {
             return;
         };
         let phase = match signal {
+            Signal::Launch(launch) => {
+                if self.launch.is_none() {
+                    self.launch = Some((**launch).clone());
+                }
+                None
+            }
             Signal::Settings(settings) => {
                 self.settings.merge_missing(settings);
                 self.push(PhaseKind::Started, span, log);
@@ -398,9 +409,14 @@ impl Lifecycle {
             Signal::Request {
                 status: Some(500..=599),
             } => None,
-            Signal::Request { .. } => Some(PhaseKind::Serving),
+            // A served request shows a working server, readiness line or not.
+            Signal::Request { .. } => {
+                self.ready = true;
+                Some(PhaseKind::Serving)
+            }
             Signal::DraftAccepting => {
                 self.drafter_loaded = true;
+                self.ready = true;
                 Some(PhaseKind::Serving)
             }
             Signal::Failure { kind, port } => {
@@ -418,6 +434,7 @@ impl Lifecycle {
         };
         if let Some(kind) = phase {
             self.push(kind, span, log);
+            self.ended_in_failure = kind == PhaseKind::Failed;
             if kind != PhaseKind::Failed {
                 self.latest_phase = Some(kind);
             }
@@ -454,6 +471,7 @@ impl Lifecycle {
             last_line: self.last_line,
             ranks: std::mem::take(&mut self.ranks),
             aux_ranks: std::mem::take(&mut self.aux_ranks),
+            launch: self.launch.take(),
             earlier_runs,
             ..Lifecycle::default()
         };
@@ -481,11 +499,76 @@ impl Lifecycle {
         }
     }
 
-    /// The phase of the last line that showed one, failures aside: where
-    /// the server stopped (or, when it failed, what it was doing).
+    /// The phase of the last line that showed one: where the server
+    /// stopped; `Failed` when the run ended in a failure (what it was doing
+    /// then is [`Lifecycle::latest_phase`]).
     pub fn last_phase(&self) -> Option<PhaseKind> {
-        self.latest_phase
+        if self.ended_in_failure {
+            Some(PhaseKind::Failed)
+        } else {
+            self.latest_phase
+        }
     }
+
+    /// Whether the failure that ended the run ended the server: not for
+    /// Ollama, whose API server outlives a model runner that died.
+    fn failure_ends_server(&self) -> bool {
+        self.ended_in_failure && self.engine != Engine::Ollama
+    }
+
+    /// A lower bound on the ranks the lines show: the number of distinct
+    /// indexed tags, and for each axis (`TP`, `DP`, `PP`, `EP`, `rank`) its
+    /// highest index plus one, when `by_index` (a log of one node holds
+    /// only its own ranks' indices, so across nodes only the count holds).
+    pub fn ranks_at_least(&self, by_index: bool) -> u32 {
+        let mut bound = u32::try_from(self.ranks.len()).unwrap_or(u32::MAX);
+        if by_index {
+            for tag in &self.ranks {
+                for index in rank_indices(tag) {
+                    bound = bound.max(index.saturating_add(1));
+                }
+            }
+        }
+        bound
+    }
+}
+
+/// The indices a rank tag holds: `DP1 TP3` → 1, 3; `rank 7` → 7.
+fn rank_indices(tag: &str) -> impl Iterator<Item = u32> + '_ {
+    let words: Vec<&str> = tag.split([' ', '=', '_']).collect();
+    let mut found = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        let digits = ["TP", "DP", "PP", "EP", "CP", "rank", "Rank", "RANK"]
+            .iter()
+            .find_map(|axis| word.strip_prefix(axis))
+            .filter(|d| !d.is_empty())
+            .or_else(|| {
+                matches!(*word, "rank" | "Rank" | "RANK" | "shard")
+                    .then(|| words.get(i + 1).copied())
+                    .flatten()
+            });
+        if let Some(index) = digits.and_then(|d| d.parse::<u32>().ok()) {
+            found.push(index);
+        }
+    }
+    found.into_iter()
+}
+
+/// Where a server fact comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum Provenance {
+    /// A flag of the launch command (in the transcript, or pasted above
+    /// the log).
+    Flag,
+    /// The engine's own log (its settings dump, bind line, world size).
+    Log,
+    /// Not given: the engine's default, applied because the launch is known.
+    EngineDefault,
+    /// A lower bound from the rank tags seen (`at least 8`).
+    Seen,
 }
 
 /// Whole seconds of a duration, for reports.
@@ -508,6 +591,9 @@ pub struct Server {
     pub host: Option<String>,
     /// Launch flags, completed by the engine's own settings dump in its log.
     pub settings: ServerSettings,
+    /// What the launch command's flags alone say (the transcript's launch,
+    /// or the command pasted above the log).
+    pub flags: ServerSettings,
     pub log_path: Option<String>,
     /// The launch checkpoint, when the transcript has one.
     pub launch: Option<usize>,
@@ -520,16 +606,92 @@ pub struct Server {
 }
 
 impl Server {
-    /// The port it serves on: explicit, from the log, or the engine's default.
-    pub fn port(&self) -> Option<u16> {
-        self.settings
-            .port
-            .or(self.lifecycle.bound_port)
-            .or_else(|| self.engine.default_port())
+    /// Whether the command that started it is known (a launch in the
+    /// transcript, or one pasted above its log): only then does an
+    /// engine's default apply to what the command left out.
+    pub fn launch_known(&self) -> bool {
+        self.launch.is_some() || self.lifecycle.launch.is_some()
     }
 
+    /// The port it serves on and where that comes from: a flag, the log,
+    /// or the engine's default for a known launch. Unknown otherwise: a log
+    /// that never names its port does not tell it.
+    pub fn port_with_source(&self) -> Option<(u16, Provenance)> {
+        if let Some(port) = self.flags.port {
+            Some((port, Provenance::Flag))
+        } else if let Some(port) = self.settings.port.or(self.lifecycle.bound_port) {
+            Some((port, Provenance::Log))
+        } else if let Some(port) = self.failed_default_bind() {
+            // It tried to bind its default port and could not: the log
+            // names the port it was to serve on.
+            Some((port, Provenance::Log))
+        } else if self.launch_known() {
+            self.engine
+                .default_port()
+                .map(|port| (port, Provenance::EngineDefault))
+        } else {
+            None
+        }
+    }
+
+    /// The engine's default port, when an address-in-use failure names it.
+    fn failed_default_bind(&self) -> Option<u16> {
+        let default = self.engine.default_port()?;
+        let failed = |kind: crate::parse::FailureKind, port: Option<u16>| {
+            kind == crate::parse::FailureKind::AddressInUse && port == Some(default)
+        };
+        let now = self
+            .lifecycle
+            .failure
+            .is_some_and(|(kind, _)| failed(kind, self.lifecycle.failure_port));
+        let before = self
+            .lifecycle
+            .earlier_runs
+            .iter()
+            .flatten()
+            .any(|f| failed(f.kind, f.port));
+        (now || before).then_some(default)
+    }
+
+    /// The port it serves on: see [`Server::port_with_source`].
+    pub fn port(&self) -> Option<u16> {
+        self.port_with_source().map(|(port, _)| port)
+    }
+
+    /// The ranks (processes) this server's launch brings up, and where the
+    /// figure comes from: the sizes stated (flags, else the log's dump or
+    /// world size), one for a known launch that states none, and never
+    /// fewer than the rank tags seen show (then `Seen`: at least that).
+    /// Unknown when nothing tells.
+    pub fn ranks_expected(&self) -> Option<(u32, Provenance)> {
+        let stated = self.settings.stated_ranks();
+        let provenance = if self.flags.stated_ranks().is_some() {
+            Provenance::Flag
+        } else {
+            Provenance::Log
+        };
+        let across_nodes = self.settings.nnodes.is_some_and(|n| n > 1);
+        let seen = self.lifecycle.ranks_at_least(!across_nodes);
+        match stated {
+            Some(stated) if seen > stated => Some((seen, Provenance::Seen)),
+            Some(stated) => Some((stated, provenance)),
+            None if seen > 0 => Some((seen, Provenance::Seen)),
+            None if self.launch_known() => Some((1, Provenance::EngineDefault)),
+            None => None,
+        }
+    }
+
+    /// [`Server::ranks_expected`]'s figure, 1 when unknown (what a check
+    /// of the ranks can ask for at least).
+    pub fn ranks_wanted(&self) -> u32 {
+        self.ranks_expected().map_or(1, |(ranks, _)| ranks)
+    }
+
+    /// Up at the end of what is shown: `true` when the log shows it ready
+    /// (or serving) and no failure ended it since, `false` when a failure
+    /// came first or ended it, `None` when neither shows.
     pub fn ready(&self) -> Option<bool> {
-        if self.lifecycle.ready {
+        if self.lifecycle.ready && !self.lifecycle.failure_ends_server() {
             Some(true)
         } else if self.lifecycle.failure.is_some() {
             Some(false)
@@ -988,6 +1150,7 @@ fn create_servers(timeline: &mut Timeline) {
                 id,
                 engine,
                 host: command.host.clone().or_else(|| checkpoint.host.clone()),
+                flags: settings.clone(),
                 settings,
                 log_path: command.stdout_path().or(teed).map(str::to_owned),
                 launch: Some(checkpoint.id),
@@ -1047,6 +1210,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
                             engine: log_engine,
                             host: None,
                             settings: ServerSettings::default(),
+                            flags: ServerSettings::default(),
                             log_path: Some(sources[source_id].name.clone()),
                             launch: None,
                             log_source: None,
@@ -1060,14 +1224,35 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
         };
         linked.push(server_id);
         let server = &mut timeline.servers[server_id];
+        let head = head_launch(&parsed[source_id].2);
         if server.engine == Engine::Unknown {
-            server.engine = log_engine;
+            server.engine = match head {
+                Some((engine, _)) if log_engine == Engine::Unknown => *engine,
+                _ => log_engine,
+            };
         }
         server.log_source = Some(source_id);
         server.lifecycle = Lifecycle::from_log(server.engine, &parsed[source_id].2);
+        // What the command pasted above the log asked for counts as flags;
+        // the engine's own dump fills in the rest.
+        if let Some((_, flags)) = &server.lifecycle.launch {
+            server.flags.merge_missing(flags);
+            server.settings.merge_missing(flags);
+        }
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }
+}
+
+/// The command pasted above a log, if its parser found one.
+fn head_launch(log: &Parsed) -> Option<&(Engine, ServerSettings)> {
+    log.events.iter().find_map(|event| match &event.kind {
+        EventKind::Log(LogLine {
+            signal: Some(Signal::Launch(launch)),
+            ..
+        }) => Some(&**launch),
+        _ => None,
+    })
 }
 
 /// Among several launches, the one whose port or model the log names.
@@ -1077,6 +1262,7 @@ fn by_content(timeline: &Timeline, candidates: &[usize], log: &Parsed) -> Option
     for event in &log.events {
         if let EventKind::Log(line) = &event.kind {
             match &line.signal {
+                Some(Signal::Launch(launch)) => named.merge_missing(&launch.1),
                 Some(Signal::Settings(settings)) => named.merge_missing(settings),
                 Some(Signal::Bound { port, .. }) => bound = bound.or(*port),
                 _ => {}

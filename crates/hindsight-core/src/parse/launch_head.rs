@@ -1,0 +1,318 @@
+//! A launch command pasted above a log.
+//!
+//! People paste a server's log together with the command that started it:
+//! GitHub issues (the command, often wrapped with `\` or indented flags, then
+//! the log), `set -x` wrappers (`+ python -m …`), a shell prompt line, a
+//! systemd unit's `ExecStart=`, a docker-compose or Kubernetes `command:` /
+//! `args:` block, an `echo "$CMD"` preamble. The command says what the log
+//! often does not: the port, the parallel sizes, the model and served name,
+//! the drafter. This module finds such a command near the top of a log and
+//! reads its flags exactly as a launch in a transcript is read
+//! ([`crate::engine::launch_from_command`]).
+//!
+//! Only the head is looked at (the first [`HEAD_LINES`] lines): a command
+//! pasted above a log comes first, and a log's own lines never start a
+//! launch.
+
+use crate::engine::{Engine, ServerSettings, launch_from_command, settings_from_args};
+use crate::parse::logline::{strip_ansi, strip_envelope};
+use crate::parse::{pasted, shell};
+use crate::source::{floor_char_boundary, lines_with_offsets};
+
+/// How many lines from the top may hold the command.
+const HEAD_LINES: usize = 120;
+/// How many lines one command may span (wrapped flags, a YAML list).
+const COMMAND_LINES: usize = 80;
+
+/// The command found: the byte range of its lines, the engine it launches
+/// and the settings its flags give.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeadLaunch {
+    pub start: usize,
+    pub end: usize,
+    pub engine: Engine,
+    pub settings: ServerSettings,
+}
+
+/// The launch command at the head of a log of `engine` (`Unknown` for a log
+/// whose engine is not known: then only a whole launch command counts, not
+/// a bare list of flags).
+pub fn find(text: &str, engine: Engine) -> Option<HeadLaunch> {
+    let head = &text[..floor_char_boundary(text, 256 * 1024)];
+    let lines: Vec<(usize, &str)> = lines_with_offsets(head).take(HEAD_LINES).collect();
+    let mut index = 0;
+    while index < lines.len() {
+        let (offset, line) = lines[index];
+        let clean = strip_ansi(strip_envelope(line)).into_owned();
+        let trimmed = clean.trim();
+        // A YAML key whose value is the command, inline or in the lines below.
+        if let Some(found) = yaml_command(&lines, index, trimmed, engine) {
+            return Some(found);
+        }
+        let Some(command) = command_start(trimmed) else {
+            index += 1;
+            continue;
+        };
+        // The command, with its continuation lines.
+        let mut joined = command.to_owned();
+        let mut last = index;
+        while last + 1 < lines.len() && last - index < COMMAND_LINES {
+            let next = strip_ansi(strip_envelope(lines[last + 1].1)).into_owned();
+            let next = next.trim();
+            let continued = joined.trim_end().ends_with('\\');
+            // Indented or not, a line of flags goes on with the command
+            // (issue pastes wrap long commands without backslashes).
+            let flags = next.starts_with('-') && !next.starts_with("---");
+            if !(continued || flags) || next.is_empty() {
+                break;
+            }
+            if continued {
+                let kept = joined.trim_end().len() - 1;
+                joined.truncate(kept);
+            }
+            joined.push(' ');
+            joined.push_str(next.strip_prefix("+ ").unwrap_or(next));
+            last += 1;
+        }
+        if let Some((engine, settings)) = launch_in(&joined) {
+            let (end_offset, end_line) = lines[last];
+            return Some(HeadLaunch {
+                start: offset,
+                end: end_offset + end_line.len(),
+                engine,
+                settings,
+            });
+        }
+        index += 1;
+    }
+    None
+}
+
+/// Where a command starts on a line, after what wraps it: a shell prompt,
+/// `set -x`'s `+ `, systemd's `ExecStart=`, a `Command:` label. `None` for a
+/// line that cannot start a launch (most log lines fail the first test).
+fn command_start(line: &str) -> Option<&str> {
+    let mut rest = line;
+    if let Some((_, start)) = pasted::prompt(rest) {
+        rest = &rest[start..];
+    }
+    rest = rest.trim_start_matches('+').trim_start();
+    for label in ["ExecStart=-", "ExecStart=", "CMD ", "RUN "] {
+        if let Some(after) = rest.strip_prefix(label) {
+            rest = after.trim_start();
+        }
+    }
+    // `Command: python -m …`, `Running: vllm serve …`, `cmd = "…"`.
+    if let Some((label, after)) = rest.split_once([':', '='])
+        && label.len() <= 24
+        && label
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == ' ' || c == '_')
+    {
+        let after = after.trim_start().trim_matches(['"', '\'']);
+        if LAUNCH_WORDS.iter().any(|w| after.starts_with(w)) {
+            return Some(after);
+        }
+    }
+    let first = rest.split_whitespace().next()?;
+    let program = first.rsplit('/').next().unwrap_or(first);
+    (LAUNCH_WORDS.iter().any(|w| program.starts_with(w))
+        || program.contains('=') && rest.split_whitespace().any(is_launch_word))
+        .then_some(rest)
+}
+
+/// First words of a launch: an engine's program, or what wraps one.
+const LAUNCH_WORDS: &[&str] = &[
+    "python",
+    "vllm",
+    "sglang",
+    "text-generation-launcher",
+    "llama-server",
+    "ollama",
+    "trtllm-serve",
+    "docker",
+    "podman",
+    "mpirun",
+    "mpiexec",
+    "srun",
+    "nohup",
+    "sudo",
+    "env",
+    "CUDA_VISIBLE_DEVICES=",
+    "numactl",
+    "uv",
+    "exec",
+    "/",
+    "./",
+];
+
+fn is_launch_word(word: &str) -> bool {
+    let program = word.rsplit('/').next().unwrap_or(word);
+    matches!(
+        program,
+        "vllm" | "sglang" | "text-generation-launcher" | "llama-server" | "ollama" | "trtllm-serve"
+    ) || program.starts_with("python")
+}
+
+/// The launch a command line holds, read as a transcript's launch is.
+fn launch_in(command: &str) -> Option<(Engine, ServerSettings)> {
+    // `exec` and `[ "a", "b" ]` (a Dockerfile's JSON form) are not words the
+    // shell lexer unwraps.
+    let command = command.trim().trim_start_matches("exec ");
+    let words: String;
+    let command = if command.starts_with('[') {
+        words = json_words(command)?;
+        &words
+    } else {
+        command
+    };
+    shell::parse(command)
+        .iter()
+        .find_map(|c| launch_from_command(&c.argv, &c.env))
+}
+
+/// `["python", "-m", "x"]` → `'python' '-m' 'x'`.
+fn json_words(text: &str) -> Option<String> {
+    let words: Vec<String> = serde_json::from_str(text.trim()).ok()?;
+    Some(
+        words
+            .iter()
+            .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// A docker-compose or Kubernetes `command:` / `args:` value: inline
+/// (`command: --model m --port 8001`, `command: ["--model", "m"]`), a block
+/// scalar (`command: >` then indented lines) or a list (`- --port`,
+/// `- "8001"`). Flags alone count only when the log's engine is known: the
+/// image runs the engine, and the key gives it its arguments.
+fn yaml_command(
+    lines: &[(usize, &str)],
+    index: usize,
+    line: &str,
+    engine: Engine,
+) -> Option<HeadLaunch> {
+    let key = ["command:", "args:", "entrypoint:"]
+        .into_iter()
+        .find(|k| line.trim_start_matches("- ").starts_with(k))?;
+    let inline = line.trim_start_matches("- ")[key.len()..].trim();
+    let (offset, _) = lines[index];
+    let mut last = index;
+    let mut words: Vec<String> = Vec::new();
+    if inline.is_empty() || inline == ">" || inline == "|" || inline == ">-" || inline == "|-" {
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let key_indent = indent(lines[index].1);
+        while last + 1 < lines.len() && last - index < COMMAND_LINES {
+            let next = lines[last + 1].1;
+            if next.trim().is_empty() || indent(next) <= key_indent && !next.trim().starts_with('-')
+            {
+                break;
+            }
+            let item = next.trim();
+            match item.strip_prefix("- ") {
+                Some(value) => words.push(unquote(value)),
+                None => words.extend(shell_words(item)),
+            }
+            last += 1;
+        }
+    } else if inline.starts_with('[') {
+        let json = json_words(inline)?;
+        words.extend(shell_words(&json));
+    } else {
+        words.extend(shell_words(inline.trim_matches(['"', '\''])));
+    }
+    if words.is_empty() {
+        return None;
+    }
+    let found = launch_from_command(&words, &[]).or_else(|| {
+        (engine != Engine::Unknown && words.iter().any(|w| w.starts_with("--")))
+            .then(|| (engine, settings_from_args(engine, &words)))
+    })?;
+    let (end_offset, end_line) = lines[last];
+    Some(HeadLaunch {
+        start: offset,
+        end: end_offset + end_line.len(),
+        engine: found.0,
+        settings: found.1,
+    })
+}
+
+fn unquote(value: &str) -> String {
+    value.trim().trim_matches(['"', '\'']).to_owned()
+}
+
+fn shell_words(text: &str) -> Vec<String> {
+    shell::parse(text)
+        .into_iter()
+        .flat_map(|c| {
+            c.env
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .chain(c.argv)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(text: &str, engine: Engine) -> Option<(Engine, ServerSettings)> {
+        find(text, engine).map(|h| (h.engine, h.settings))
+    }
+
+    #[test]
+    fn a_wrapped_command_above_a_log() {
+        let text = "python3 -m sglang.launch_server --model-path /models/Qwen3 \\\n    --tp 8 \\\n    --port 9107 --speculative-algorithm EAGLE3\n[2026-01-02 10:00:00] server_args=ServerArgs(tp_size=8)\n";
+        let (engine, s) = settings(text, Engine::Sglang).expect("found");
+        assert_eq!(engine, Engine::Sglang);
+        assert_eq!(s.port, Some(9107));
+        assert_eq!(s.tp_size, Some(8));
+        assert_eq!(s.speculative_algorithm.as_deref(), Some("EAGLE3"));
+        let head = find(text, Engine::Sglang).expect("found");
+        assert_eq!(&text[head.start..head.end].lines().count(), &3);
+    }
+
+    #[test]
+    fn flags_on_indented_lines_without_backslashes() {
+        let text = "vllm serve meta-llama/Llama-3.1-70B\n  --tensor-parallel-size 4\n  --port 8011\nINFO 01-02 10:00:00 api_server.py:1] vLLM API server version 0.6.4\n";
+        let (_, s) = settings(text, Engine::Vllm).expect("found");
+        assert_eq!((s.tp_size, s.port), (Some(4), Some(8011)));
+    }
+
+    #[test]
+    fn prompts_set_x_and_systemd() {
+        for text in [
+            "$ CUDA_VISIBLE_DEVICES=0,1 vllm serve m --tp 2 --port 9000\nINFO x\n",
+            "+ python -m vllm.entrypoints.openai.api_server --model m --tensor-parallel-size 2 --port 9000\n",
+            "ExecStart=/opt/venv/bin/vllm serve m --tensor-parallel-size 2 --port 9000\n",
+            "root@gpu-1:~# docker run --gpus all -p 9000:8000 vllm/vllm-openai --model m --tensor-parallel-size 2\n",
+            "Command: vllm serve m -tp 2 --port 9000\n",
+        ] {
+            let (engine, s) = settings(text, Engine::Unknown).expect(text);
+            assert_eq!(engine, Engine::Vllm, "{text}");
+            assert_eq!((s.tp_size, s.port), (Some(2), Some(9000)), "{text}");
+        }
+    }
+
+    #[test]
+    fn compose_and_kubernetes_argument_blocks() {
+        let compose = "services:\n  vllm:\n    image: vllm/vllm-openai:v0.8.5\n    command: >\n      --model /models/m\n      --tensor-parallel-size 2\n      --port 8001\n    ports:\n      - 8001:8001\n";
+        let (_, s) = settings(compose, Engine::Vllm).expect("compose");
+        assert_eq!((s.tp_size, s.port), (Some(2), Some(8001)));
+        let k8s = "        args:\n        - --model-path\n        - /models/m\n        - --tp\n        - \"8\"\n        - --port\n        - \"30001\"\n";
+        let (_, s) = settings(k8s, Engine::Sglang).expect("k8s");
+        assert_eq!((s.tp_size, s.port), (Some(8), Some(30001)));
+        assert_eq!(settings(k8s, Engine::Unknown), None, "flags alone need the engine");
+        let inline = "    command: [\"--model\", \"m\", \"--port\", \"8002\"]\n";
+        assert_eq!(settings(inline, Engine::Vllm).expect("inline").1.port, Some(8002));
+    }
+
+    #[test]
+    fn log_lines_are_not_commands() {
+        let text = "INFO 01-02 10:00:00 api_server.py:1] args: Namespace(port=8000)\n[2026-01-02 10:00:00 TP0] Load weight begin.\npython: can't open file\n";
+        assert_eq!(settings(text, Engine::Vllm), None);
+    }
+}
