@@ -277,6 +277,10 @@ fn every_input_format_is_detected_from_its_first_bytes() {
             "codex-rollout",
         ),
         ("claude-tui-vllm-port-refused/transcript.txt", "pasted-text"),
+        (
+            "codex-tui-vllm-launch-claimed-up/session-20260304T091226Z.jsonl",
+            "codex-tui-recording",
+        ),
         ("diligent-sglang-verified/transcript.txt", "pasted-text"),
         ("chat-sglang-oom-above-tail/transcript.md", "pasted-text"),
         ("chat-sglang-oom-above-tail/dsv2.log", "sglang-log"),

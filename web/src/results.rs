@@ -210,9 +210,22 @@ pub(crate) fn Results(analysis: Analysis, state: State) -> impl IntoView {
                     <section class="block" aria-labelledby="findings-title">
                         <h3 id="findings-title">"Findings"</h3>
                         {if groups.is_empty() {
+                            // Only an all-clear reads as one: a failed server
+                            // or an input nothing was recognised in does not.
+                            let class = if report.summary.verdict
+                                == hindsight_core::report::Verdict::AllClear
+                            {
+                                "notice ok"
+                            } else {
+                                "notice warn"
+                            };
                             view! {
-                                <p class="notice ok" data-testid="no-findings">
-                                    "No unverified assumptions found: every launch this session made was checked."
+                                <p
+                                    class=class
+                                    data-testid="no-findings"
+                                    data-verdict=verdict_name(report.summary.verdict)
+                                >
+                                    {report.summary.headline.clone()}
                                 </p>
                             }
                                 .into_any()
@@ -973,4 +986,15 @@ fn Diagnostics(diagnostics: Vec<DiagnosticReport>) -> impl IntoView {
             </section>
         }
     })
+}
+
+/// A verdict's name as the report's JSON writes it.
+fn verdict_name(verdict: hindsight_core::report::Verdict) -> &'static str {
+    use hindsight_core::report::Verdict;
+    match verdict {
+        Verdict::Findings => "findings",
+        Verdict::ServerFailed => "server-failed",
+        Verdict::NotUnderstood => "not-understood",
+        Verdict::AllClear => "all-clear",
+    }
 }

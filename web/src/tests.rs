@@ -328,10 +328,7 @@ async fn the_server_ledger_and_the_timeline_show_every_check_and_checkpoint() {
     let server = &report.servers[0];
     let card = &servers[0];
     assert_eq!(attr(card, "data-engine"), server.engine_name());
-    assert_eq!(
-        text(&one(card, "[data-field=port] dd")),
-        server.port_text()
-    );
+    assert_eq!(text(&one(card, "[data-field=port] dd")), server.port_text());
     let pairs = |entries: Vec<HtmlElement>| -> Vec<(String, String)> {
         entries
             .iter()

@@ -80,7 +80,8 @@ fn is_log(path: &Path) -> bool {
 fn is_transcript(path: &Path) -> bool {
     matches!(
         extension(path).as_str(),
-        "jsonl" | "json" | "txt" | "md" | "markdown"
+        // `.traj`: SWE-agent trajectories, which `analyze` reads too.
+        "jsonl" | "json" | "txt" | "md" | "markdown" | "traj"
     )
 }
 
@@ -176,6 +177,8 @@ struct Done {
     servers: usize,
     /// (rule id, severity) of every finding.
     findings: Vec<(String, Severity)>,
+    /// The report's bottom line.
+    verdict: hindsight_core::report::Verdict,
     /// The JSON line, when writing JSON lines.
     line: Option<String>,
 }
@@ -260,6 +263,7 @@ impl Job<'_> {
                 .iter()
                 .map(|f| (f.rule.clone(), f.severity))
                 .collect(),
+            verdict: report.summary.verdict,
             line,
         }))
     }
@@ -324,6 +328,10 @@ struct Summary {
     ignored_files: usize,
     unreadable: usize,
     servers: usize,
+    /// Sessions without findings whose server failed.
+    sessions_with_failed_servers: usize,
+    /// Sessions without findings with an input nothing was recognised in.
+    sessions_not_understood: usize,
     findings: usize,
     errors: usize,
     warnings: usize,
@@ -378,6 +386,11 @@ impl Tally {
         }
         s.servers += done.servers;
         s.findings += done.findings.len();
+        match done.verdict {
+            hindsight_core::report::Verdict::ServerFailed => s.sessions_with_failed_servers += 1,
+            hindsight_core::report::Verdict::NotUnderstood => s.sessions_not_understood += 1,
+            _ => {}
+        }
         let mut count = SessionCount {
             session: done.name.clone(),
             errors: 0,
@@ -644,7 +657,22 @@ fn render(s: &Summary, color: bool) -> String {
             );
         }
     }
-    if s.findings == 0 {
+    // The same bottom line as one report's: no findings is an all-clear
+    // only when no server failed and every session was read.
+    if s.sessions_with_failed_servers > 0 || s.sessions_not_understood > 0 {
+        let _ = writeln!(
+            out,
+            "\nNot an all-clear: {} session{} without findings had a failed server, {} had an \
+             input nothing was recognised in.",
+            s.sessions_with_failed_servers,
+            if s.sessions_with_failed_servers == 1 {
+                ""
+            } else {
+                "s"
+            },
+            s.sessions_not_understood
+        );
+    } else if s.findings == 0 {
         let _ = writeln!(out, "\nNo unverified assumptions found.");
     }
     out

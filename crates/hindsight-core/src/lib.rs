@@ -13,6 +13,7 @@ mod decimal;
 pub mod diagnostic;
 pub mod engine;
 mod literals;
+pub mod other_servers;
 pub mod parse;
 mod re;
 pub mod report;

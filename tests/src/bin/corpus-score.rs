@@ -4,6 +4,9 @@
 //!
 //!     cargo run -p hindsight-tests --bin corpus-score [ITEM-SUBSTRING]
 
+// A command-line tool: printing is its job.
+#![allow(clippy::print_stdout)]
+
 fn main() {
     let filter = std::env::args().nth(1);
     let corpus = hindsight_tests::corpus::score_all(|files| {

@@ -168,7 +168,7 @@ fn command_of(payload: &Value) -> Option<String> {
 }
 
 /// `["bash","-lc","script"]` → `script`; any other argv is re-quoted.
-fn from_argv(argv: &[Value]) -> String {
+pub(crate) fn from_argv(argv: &[Value]) -> String {
     let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
     if let [shell, flag, script] = words.as_slice() {
         let shell = shell.rsplit('/').next().unwrap_or(shell);

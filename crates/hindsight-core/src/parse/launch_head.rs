@@ -118,7 +118,7 @@ fn command_start(line: &str) -> Option<&str> {
     let program = first.rsplit('/').next().unwrap_or(first);
     (LAUNCH_WORDS.iter().any(|w| program.starts_with(w))
         || program.contains('=') && rest.split_whitespace().any(is_launch_word))
-        .then_some(rest)
+    .then_some(rest)
 }
 
 /// First words of a launch: an engine's program, or what wraps one.
@@ -305,9 +305,16 @@ mod tests {
         let k8s = "        args:\n        - --model-path\n        - /models/m\n        - --tp\n        - \"8\"\n        - --port\n        - \"30001\"\n";
         let (_, s) = settings(k8s, Engine::Sglang).expect("k8s");
         assert_eq!((s.tp_size, s.port), (Some(8), Some(30001)));
-        assert_eq!(settings(k8s, Engine::Unknown), None, "flags alone need the engine");
+        assert_eq!(
+            settings(k8s, Engine::Unknown),
+            None,
+            "flags alone need the engine"
+        );
         let inline = "    command: [\"--model\", \"m\", \"--port\", \"8002\"]\n";
-        assert_eq!(settings(inline, Engine::Vllm).expect("inline").1.port, Some(8002));
+        assert_eq!(
+            settings(inline, Engine::Vllm).expect("inline").1.port,
+            Some(8002)
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod aider;
 pub mod claude_code;
 pub mod codex;
+pub mod codex_tui;
 mod json_doc;
 pub mod launch_head;
 pub mod llamacpp_log;
@@ -40,6 +41,9 @@ pub enum Format {
     ClaudeCodeJsonl,
     /// An OpenAI Codex CLI rollout (JSONL).
     CodexRollout,
+    /// A Codex TUI session recording (`CODEX_TUI_RECORD_SESSION=1`, JSONL
+    /// of `dir`/`kind`/`payload` records).
+    CodexTuiRecording,
     /// aider's `.aider.chat.history.md`.
     AiderHistory,
     /// An OpenHands trajectory (JSON array of events).
@@ -70,6 +74,7 @@ impl Format {
         Format::PastedText,
         Format::ClaudeCodeJsonl,
         Format::CodexRollout,
+        Format::CodexTuiRecording,
         Format::AiderHistory,
         Format::OpenhandsTrajectory,
         Format::SweAgentTrajectory,
@@ -88,6 +93,7 @@ impl Format {
             Format::PastedText => "pasted-text",
             Format::ClaudeCodeJsonl => "claude-code-jsonl",
             Format::CodexRollout => "codex-rollout",
+            Format::CodexTuiRecording => "codex-tui-recording",
             Format::AiderHistory => "aider-history",
             Format::OpenhandsTrajectory => "openhands-trajectory",
             Format::SweAgentTrajectory => "swe-agent-trajectory",
@@ -112,6 +118,7 @@ impl Format {
             self,
             Format::ClaudeCodeJsonl
                 | Format::CodexRollout
+                | Format::CodexTuiRecording
                 | Format::OpenhandsTrajectory
                 | Format::SweAgentTrajectory
         )
@@ -332,6 +339,9 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         if codex::looks_like(&record) {
             return Some(Format::CodexRollout);
         }
+        if codex_tui::looks_like(&record) {
+            return Some(Format::CodexTuiRecording);
+        }
         if claude_code::looks_like(&record) {
             return Some(Format::ClaudeCodeJsonl);
         }
@@ -347,9 +357,7 @@ pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
         && let Some(head) = launch_head::find(&source.text, engine)
     {
         // The command pasted above the log: an event of its own, in order.
-        let at = parsed
-            .events
-            .partition_point(|e| e.span.start < head.start);
+        let at = parsed.events.partition_point(|e| e.span.start < head.start);
         parsed.events.insert(
             at,
             Event {
@@ -369,6 +377,7 @@ fn parse_format(source: &Source, id: SourceId, format: Format) -> Parsed {
         Format::PastedText => pasted::parse(&source.text, id),
         Format::ClaudeCodeJsonl => claude_code::parse(&source.text, id),
         Format::CodexRollout => codex::parse(&source.text, id),
+        Format::CodexTuiRecording => codex_tui::parse(&source.text, id),
         Format::AiderHistory => aider::parse(&source.text, id),
         Format::OpenhandsTrajectory => openhands::parse(&source.text, id),
         Format::SweAgentTrajectory => swe_agent::parse(&source.text, id),

@@ -198,6 +198,8 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
                 // The duration follows the options.
                 Some(2 + opts)
             }
+            // `… | xargs -r kill -9`: the command xargs runs on its input.
+            "xargs" => Some(1 + options_len(&command.argv[1..], "IdEeLlnPsa")),
             "env" => {
                 let mut i = 1;
                 while let Some(word) = command.argv.get(i) {

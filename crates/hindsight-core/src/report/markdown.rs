@@ -9,6 +9,7 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let (errors, warnings, infos) = report.counts();
     let _ = writeln!(out, "# hindsight report\n");
+    let _ = writeln!(out, "**{}**\n", cell(&report.summary.headline));
     let _ = writeln!(
         out,
         "{} finding(s): {errors} error, {warnings} warning, {infos} info. \
@@ -128,7 +129,7 @@ pub fn render(report: &Report) -> String {
 
     let _ = writeln!(out, "\n## Findings\n");
     if report.findings.is_empty() {
-        let _ = writeln!(out, "No unverified assumptions found.");
+        let _ = writeln!(out, "{}", cell(&report.summary.headline));
     }
     for f in &report.findings {
         let _ = writeln!(

@@ -40,6 +40,39 @@ pub struct Report {
     pub findings: Vec<FindingReport>,
     /// Problems reading the input; never fatal.
     pub diagnostics: Vec<DiagnosticReport>,
+    /// What the report comes to, in one verdict and one sentence.
+    pub summary: Summary,
+}
+
+/// The report's bottom line. Only `all-clear` may be read as "nothing to
+/// worry about": a failed server or an input nothing was recognised in is
+/// never summed up as one, even without findings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct Summary {
+    pub verdict: Verdict,
+    /// One sentence for the top of any rendering.
+    pub headline: String,
+    /// Inputs nothing was recognised in (by name): the report cannot vouch
+    /// for what they show.
+    pub not_understood: Vec<String>,
+}
+
+/// The kinds of bottom line, most pressing first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// There are findings: unverified or failed checks.
+    Findings,
+    /// No finding, but a server's log (or what the agent saw) shows it failed.
+    ServerFailed,
+    /// No finding, but an input was not understood at all.
+    NotUnderstood,
+    /// Every input was read, no server failed and nothing was left unverified.
+    AllClear,
 }
 
 /// One input.
@@ -51,6 +84,10 @@ pub struct SourceReport {
     pub format: Format,
     /// False when the user chose the format.
     pub format_detected: bool,
+    /// Whether anything in it was recognised (a command or message of a
+    /// transcript, a lifecycle line or rank tag of a log). When false the
+    /// report says nothing about it, and says so.
+    pub understood: bool,
     pub lines: u64,
     pub bytes: u64,
 }
@@ -103,6 +140,9 @@ pub struct CheckpointReport {
 pub struct ServerReport {
     pub id: usize,
     pub engine: Engine,
+    /// For a server that is not an inference engine (engine `unknown`):
+    /// the program that started it (`uvicorn`, `npm run dev`).
+    pub program: Option<String>,
     pub host: Option<String>,
     pub model: Option<String>,
     /// The port it serves on; null when nothing tells (a log that never
@@ -416,6 +456,7 @@ pub fn build(
                 name: info.name.clone(),
                 format: info.format,
                 format_detected: info.detected,
+                understood: info.understood,
                 lines: line_count(&source.text),
                 // The original's size, also when the text was condensed.
                 bytes: source.condensed.as_ref().map_or_else(
@@ -444,6 +485,7 @@ pub fn build(
                 ServerReport {
                     id: s.id,
                     engine: s.engine,
+                    program: s.program.clone(),
                     host: s.host.clone(),
                     model: s.settings.model.clone(),
                     port: s.port(),
@@ -526,7 +568,21 @@ pub fn build(
                 message: d.message.clone(),
             })
             .collect(),
+        summary: Summary {
+            verdict: Verdict::AllClear,
+            headline: String::new(),
+            not_understood: Vec::new(),
+        },
     };
+    // Say loudly what was not read: no finding over it is an all-clear.
+    for info in timeline.sources.iter().filter(|info| !info.understood) {
+        report.diagnostics.push(DiagnosticReport {
+            level: "warning".to_owned(),
+            source: info.name.clone(),
+            line: None,
+            message: not_understood_message(info.format),
+        });
+    }
     let checkpoints = std::mem::take(&mut timeline.checkpoints);
     let b = Builder {
         sources,
@@ -555,7 +611,117 @@ pub fn build(
             ledger,
         })
         .collect();
+    report.summary = summarize(&report);
     report
+}
+
+/// Why a source with nothing recognised in it is not vouched for.
+fn not_understood_message(format: Format) -> String {
+    if format == Format::JsonDocument {
+        "nothing in this input was understood: it is JSON of no transcript or log shape \
+         hindsight knows, so this report says nothing about it"
+            .to_owned()
+    } else if format.is_log() {
+        format!(
+            "nothing in this input was recognised as a {}: no lifecycle line, rank tag or \
+             launch command, so this report says nothing about the server it comes from \
+             (choose the format if it was detected wrongly)",
+            format.name()
+        )
+    } else {
+        format!(
+            "nothing in this input was recognised as a {}: no command and no message, so \
+             this report says nothing about what happened in it (choose the format if it \
+             was detected wrongly)",
+            format.name()
+        )
+    }
+}
+
+/// The verdict and headline of a report otherwise complete.
+fn summarize(report: &Report) -> Summary {
+    let not_understood: Vec<String> = report
+        .sources
+        .iter()
+        .filter(|s| !s.understood)
+        .map(|s| s.name.clone())
+        .collect();
+    let failed: Vec<String> = report
+        .servers
+        .iter()
+        .filter(|s| s.ready == Some(false))
+        .map(|s| {
+            let how = s.failure.as_ref().map_or_else(String::new, |f| {
+                format!(
+                    " ({} at {}:{})",
+                    f.kind, f.evidence.source, f.evidence.line_start
+                )
+            });
+            format!("server {} ({}) failed{how}", s.id + 1, s.label())
+        })
+        .collect();
+    let unread = (!not_understood.is_empty()).then(|| {
+        format!(
+            "nothing was recognised in {}, so it is not covered",
+            not_understood.join(", ")
+        )
+    });
+    let (verdict, mut headline) = if !report.findings.is_empty() {
+        let (errors, warnings, infos) = report.counts();
+        let mut parts = Vec::new();
+        for (count, word) in [(errors, "error"), (warnings, "warning"), (infos, "info")] {
+            if count > 0 {
+                parts.push(format!(
+                    "{count} {word}{}",
+                    if count == 1 { "" } else { "s" }
+                ));
+            }
+        }
+        let total = report.findings.len();
+        (
+            Verdict::Findings,
+            format!(
+                "{total} unverified assumption{} ({})",
+                if total == 1 { "" } else { "s" },
+                parts.join(", ")
+            ),
+        )
+    } else if !failed.is_empty() {
+        let agent = report.checkpoints.is_empty();
+        (
+            Verdict::ServerFailed,
+            if agent {
+                format!("Not an all-clear: {}", failed.join("; "))
+            } else {
+                format!(
+                    "No unverified assumption in the agent's actions, but not an all-clear: {}",
+                    failed.join("; ")
+                )
+            },
+        )
+    } else if let Some(unread) = &unread {
+        (
+            Verdict::NotUnderstood,
+            format!("Not an all-clear: {unread}"),
+        )
+    } else {
+        (
+            Verdict::AllClear,
+            "No unverified assumptions found".to_owned(),
+        )
+    };
+    if verdict == Verdict::Findings {
+        for extra in failed.iter().chain(&unread) {
+            headline.push_str("; ");
+            headline.push_str(extra);
+        }
+    }
+    headline.push('.');
+    Summary {
+        verdict,
+        headline,
+        not_understood,
+    }
 }
 
 impl Report {
@@ -579,7 +745,10 @@ impl Report {
 impl ServerReport {
     /// `sglang on root@10.1.2.3 port 8000`, for messages.
     pub fn label(&self) -> String {
-        let mut label = self.engine_name().to_owned();
+        let mut label = self
+            .program
+            .clone()
+            .unwrap_or_else(|| self.engine_name().to_owned());
         if let Some(host) = &self.host {
             label.push_str(" on ");
             label.push_str(host);

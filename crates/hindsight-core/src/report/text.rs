@@ -55,13 +55,19 @@ pub fn render(report: &Report, color: bool) -> String {
     for source in &report.sources {
         let _ = writeln!(
             out,
-            "  {} {} ({}, {} lines)",
+            "  {} {} ({}, {} lines{})",
             style.dim("source"),
             source.name,
             source.format.name(),
-            source.lines
+            source.lines,
+            if source.understood {
+                ""
+            } else {
+                ", nothing recognised"
+            }
         );
     }
+    let _ = writeln!(out, "{}", headline(report, &style));
 
     if !report.checkpoints.is_empty() {
         let _ = writeln!(out, "\n{}", style.bold("Timeline"));
@@ -208,10 +214,19 @@ pub fn render(report: &Report, color: bool) -> String {
             let _ = writeln!(out, "  {}: {}{at}: {}", d.level, d.source, d.message);
         }
     }
-    if report.findings.is_empty() {
-        let _ = writeln!(out, "\nNo unverified assumptions found.");
-    }
+    // The bottom line again at the bottom, where the eye ends.
+    let _ = writeln!(out, "\n{}", headline(report, &style));
     out
+}
+
+/// The summary's headline, coloured by verdict.
+fn headline(report: &Report, style: &Style) -> String {
+    let code = match report.summary.verdict {
+        super::Verdict::AllClear => "1;32",
+        super::Verdict::Findings => "1",
+        super::Verdict::ServerFailed | super::Verdict::NotUnderstood => "1;31",
+    };
+    style.paint(code, &report.summary.headline)
 }
 
 fn excerpt(out: &mut String, evidence: &Evidence, width: usize, style: &Style) {

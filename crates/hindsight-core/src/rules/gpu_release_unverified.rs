@@ -26,8 +26,15 @@ const FREE_MIB: u64 = 1024;
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
     let mut findings = Vec::new();
+    // One finding per launch: two kills before it (a `pkill`, then a
+    // `kill -9` of the stragglers) leave one unchecked release, not two.
+    let mut reported: Vec<usize> = Vec::new();
     for kill in timeline.checkpoints.iter() {
-        let Some(kill_at) = kill.commands.iter().position(is_kill) else {
+        let Some(kill_at) = kill
+            .commands
+            .iter()
+            .position(|c| is_kill(c) && may_hold_gpus(timeline, kill, c))
+        else {
             continue;
         };
         // `pkill … && vllm serve …` launches in the same tool call; an
@@ -47,6 +54,8 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         let launch = if launch_here {
             kill
         } else {
+            // The next launch on that host, if it starts a GPU server: a
+            // web app started after stopping a model server needs no GPU.
             let Some(launch) = timeline.checkpoints.iter().find(|c| {
                 c.id > kill.id
                     && c.kind == CheckpointKind::Launch
@@ -55,8 +64,15 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
             }) else {
                 continue;
             };
+            if !launches_gpu_server(launch) {
+                continue;
+            }
             launch
         };
+        if reported.contains(&launch.id) {
+            continue;
+        }
+        reported.push(launch.id);
         // GPU checks from the kill itself (after its kill command) up to the launch.
         let checks: Vec<(&Checkpoint, Outcome)> = if launch_here {
             Vec::new()
@@ -131,6 +147,79 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 pub(super) fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
     crate::timeline::classify::kind_of(command) == CheckpointKind::Kill
 }
+
+/// Whether a checkpoint starts an inference server (which needs the GPUs).
+fn launches_gpu_server(checkpoint: &Checkpoint) -> bool {
+    checkpoint
+        .commands
+        .iter()
+        .any(|c| crate::engine::launch_from_command(&c.argv, &c.env).is_some())
+}
+
+/// Whether a kill may have stopped something holding GPU memory: it names
+/// an inference engine, Python or the GPU devices, or it names only process
+/// ids or jobs after a GPU server was launched on that host. A kill that
+/// names other programs only (`pkill node`, `taskkill /IM node.exe`,
+/// `systemctl stop nginx`) freed no GPU.
+pub(super) fn may_hold_gpus(
+    timeline: &Timeline,
+    checkpoint: &Checkpoint,
+    command: &crate::parse::shell::SimpleCommand,
+) -> bool {
+    let targets: Vec<String> = command.argv[1..]
+        .iter()
+        .filter(|a| !a.starts_with('-') || a.starts_with("-9") && a.len() > 2)
+        .map(|a| a.to_ascii_lowercase())
+        .collect();
+    if targets
+        .iter()
+        .any(|t| GPU_WORDS.iter().any(|w| t.contains(w)))
+    {
+        return true;
+    }
+    // Only ids, jobs, `$(pgrep …)` substitutions or what `xargs` is fed:
+    // what the rest of the tool call looked for tells, else a GPU server
+    // launched earlier on this host may be among them.
+    let anonymous = command.wrappers.iter().any(|w| w == "xargs")
+        || targets.iter().all(|t| {
+            t.chars().all(|c| c.is_ascii_digit())
+                || t.starts_with('%')
+                || t.starts_with('$')
+                || t.starts_with('`')
+        });
+    if !anonymous {
+        return false;
+    }
+    let whole = checkpoint.command.to_ascii_lowercase();
+    GPU_WORDS.iter().any(|w| whole.contains(w))
+        || timeline.checkpoints[..checkpoint.id].iter().any(|c| {
+            same_host(c.host.as_deref(), checkpoint.host.as_deref()) && launches_gpu_server(c)
+        })
+}
+
+/// Words in a kill's targets that point at a GPU process.
+const GPU_WORDS: &[&str] = &[
+    "vllm",
+    "sglang",
+    "python",
+    "text-generation",
+    "tgi",
+    "llama",
+    "ollama",
+    "trtllm",
+    "tensorrt",
+    "triton",
+    "torchrun",
+    "ray",
+    "nvidia",
+    "cuda",
+    "gpu",
+    "lmdeploy",
+    "serve",
+    "model",
+    "inference",
+    "engine",
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Outcome {

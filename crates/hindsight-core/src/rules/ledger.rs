@@ -7,7 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::build_unverified::{builds_from_source, checks_product};
-use super::gpu_release_unverified::{Outcome as Gpu, gpu_check_after_kill, gpu_outcome, is_kill};
+use super::gpu_release_unverified::{
+    Outcome as Gpu, gpu_check_after_kill, gpu_outcome, is_kill, may_hold_gpus,
+};
 use super::observers;
 use crate::parse::Signal;
 use crate::timeline::{
@@ -166,7 +168,13 @@ pub fn for_checkpoint(timeline: &Timeline, checkpoint: &Checkpoint) -> Vec<Ledge
         ledger.push(build_result(checkpoint));
         ledger.push(product_checked(timeline, checkpoint, at));
     }
-    if checkpoint.commands.iter().any(is_kill) {
+    // Only a kill of something that may hold GPU memory asks whether the
+    // GPUs were freed.
+    if checkpoint
+        .commands
+        .iter()
+        .any(|c| is_kill(c) && may_hold_gpus(timeline, checkpoint, c))
+    {
         ledger.push(gpus_freed(timeline, checkpoint));
     }
     ledger

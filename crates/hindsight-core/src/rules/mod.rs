@@ -301,7 +301,10 @@ fn launch_quote(timeline: &Timeline, server: &Server) -> Option<Quote> {
 
 /// A short name for a server in messages: `sglang on root@10.1.2.3:8000`.
 fn describe(server: &Server) -> String {
-    let mut text = server.engine.name().to_owned();
+    let mut text = match &server.program {
+        Some(program) => format!("`{program}`"),
+        None => server.engine.name().to_owned(),
+    };
     text.push_str(" server");
     if let Some(host) = &server.host {
         text.push_str(" on ");

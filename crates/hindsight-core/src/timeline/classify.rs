@@ -43,10 +43,31 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
     let argv = &command.argv;
     let program = command.program();
     let arg = |i: usize| argv.get(i).map(String::as_str).unwrap_or("");
-    if crate::engine::launch_from_argv(argv).is_some() {
+    if crate::engine::launch_from_argv(argv).is_some()
+        || crate::other_servers::launch(command).is_some()
+    {
         return CheckpointKind::Launch;
     }
     match program {
+        "docker-compose" => {
+            return match arg(1) {
+                "down" | "stop" | "kill" | "rm" => CheckpointKind::Kill,
+                "build" => CheckpointKind::Build,
+                _ => CheckpointKind::Verify,
+            };
+        }
+        "npm" | "pnpm" | "yarn" | "bun"
+            if arg(1) == "build"
+                || arg(1) == "install"
+                || arg(1) == "ci"
+                || arg(1) == "run" && arg(2) == "build" =>
+        {
+            return CheckpointKind::Build;
+        }
+        "tsc" | "go" if program == "tsc" || arg(1) == "build" => return CheckpointKind::Build,
+        "mvn" | "gradle" | "./gradlew" | "gradlew" | "./mvnw" | "mvnw" => {
+            return CheckpointKind::Build;
+        }
         "kill" | "pkill" | "killall" | "skill" => return CheckpointKind::Kill,
         "fuser" if argv.iter().any(|a| a == "-k" || a.starts_with("-k")) => {
             return CheckpointKind::Kill;
@@ -61,6 +82,10 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         "docker" | "podman" => {
             return match arg(1) {
                 "stop" | "kill" | "rm" => CheckpointKind::Kill,
+                "compose" if matches!(arg(2), "down" | "stop" | "kill" | "rm") => {
+                    CheckpointKind::Kill
+                }
+                "compose" if arg(2) == "build" => CheckpointKind::Build,
                 "run" | "start" | "restart" => CheckpointKind::Launch,
                 "build" => CheckpointKind::Build,
                 _ => CheckpointKind::Verify,

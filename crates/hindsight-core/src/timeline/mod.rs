@@ -28,6 +28,9 @@ pub struct SourceInfo {
     pub format: Format,
     pub detected: bool,
     pub lines: LineIndex,
+    /// Whether anything in it was recognised: a command or a message of a
+    /// transcript, a lifecycle line or rank tag of a log.
+    pub understood: bool,
 }
 
 /// Lines cited as evidence: a span, plus the decoded text when the source
@@ -603,6 +606,11 @@ pub struct Server {
     pub lifecycle: Lifecycle,
     /// Checkpoints after the launch that looked at this server.
     pub observed_by: Vec<usize>,
+    /// For a server that is not an inference engine: the program that
+    /// started it (`uvicorn`, `npm run dev`).
+    pub program: Option<String>,
+    /// That program's default port, when its launch gave none.
+    pub program_default_port: Option<u16>,
 }
 
 impl Server {
@@ -628,6 +636,7 @@ impl Server {
         } else if self.launch_known() {
             self.engine
                 .default_port()
+                .or(self.program_default_port)
                 .map(|port| (port, Provenance::EngineDefault))
         } else {
             None
@@ -747,6 +756,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
                 format: *format,
                 detected: *detected,
                 lines: LineIndex::new(&source.text),
+                understood: false,
             })
             .collect(),
         ..Timeline::default()
@@ -766,7 +776,37 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     attribute_observations(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
     timeline.secrets = secrets::scan(sources);
+    mark_understood(&mut timeline);
     timeline
+}
+
+/// Settles which sources anything was recognised in.
+fn mark_understood(timeline: &mut Timeline) {
+    let mut understood = vec![false; timeline.sources.len()];
+    let mut mark = |source: SourceId| {
+        if let Some(flag) = understood.get_mut(source) {
+            *flag = true;
+        }
+    };
+    for checkpoint in &timeline.checkpoints {
+        mark(checkpoint.span.source);
+    }
+    for prose in &timeline.prose {
+        mark(prose.span.source);
+    }
+    for server in &timeline.servers {
+        let lifecycle = &server.lifecycle;
+        if let Some(log) = server.log_source
+            && (!lifecycle.phases.is_empty()
+                || !lifecycle.ranks.is_empty()
+                || lifecycle.launch.is_some())
+        {
+            mark(log);
+        }
+    }
+    for (info, understood) in timeline.sources.iter_mut().zip(understood) {
+        info.understood = understood && info.format != Format::JsonDocument;
+    }
 }
 
 /// Finds where each `tail -N` read of a linked log fell in the full log, by
@@ -1135,8 +1175,20 @@ fn is_request_failure(line: &str) -> bool {
 fn create_servers(timeline: &mut Timeline) {
     for checkpoint in &timeline.checkpoints {
         for (index, command) in checkpoint.commands.iter().enumerate() {
-            let Some((engine, settings)) = launch_from_command(&command.argv, &command.env) else {
-                continue;
+            // An inference engine, else another long-running server.
+            let (engine, settings, program) = match launch_from_command(&command.argv, &command.env)
+            {
+                Some((engine, settings)) => (engine, settings, None),
+                None => match crate::other_servers::launch(command) {
+                    Some(other) => {
+                        let settings = ServerSettings {
+                            port: other.port.filter(|_| !other.default_port),
+                            ..ServerSettings::default()
+                        };
+                        (Engine::Unknown, settings, Some(other))
+                    }
+                    None => continue,
+                },
             };
             // `… 2>&1 | tee x.log` logs through the next command.
             let teed = checkpoint
@@ -1157,6 +1209,8 @@ fn create_servers(timeline: &mut Timeline) {
                 log_source: None,
                 lifecycle: Lifecycle::new(engine),
                 observed_by: Vec::new(),
+                program: program.as_ref().map(|p| p.program.clone()),
+                program_default_port: program.and_then(|p| p.port.filter(|_| p.default_port)),
             });
         }
     }
@@ -1216,6 +1270,8 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
                             log_source: None,
                             lifecycle: Lifecycle::new(log_engine),
                             observed_by: Vec::new(),
+                            program: None,
+                            program_default_port: None,
                         });
                         id
                     }

@@ -1,0 +1,403 @@
+//! Long-running servers that are not inference engines.
+//!
+//! Agents start and stop web apps, API servers, dev servers, databases and
+//! tool servers as often as model servers, and the same question applies:
+//! did it come up, and did anyone check? This module recognises such a
+//! launch from its argv: a known server program (`uvicorn`, `gunicorn`,
+//! `python -m http.server`, `npm run dev`, `next dev`, `flask run`,
+//! `streamlit run`, `redis-server`, `docker compose up`, …), or any program
+//! started in the background (`&`, `nohup`, `setsid`) with a port flag. It
+//! reads the port from the usual flags or the program's default.
+//! Inference engines are [`crate::engine`]'s; nothing here needs a GPU.
+
+use crate::parse::shell::SimpleCommand;
+
+/// A server program: how it is recognised and the port it takes when
+/// none is given.
+struct Program {
+    /// The program name (`uvicorn`), or a program and its first argument
+    /// (`npm run dev`, `python -m http.server`, `flask run`).
+    words: &'static [&'static str],
+    default_port: Option<u16>,
+}
+
+/// Known server programs, most specific first.
+const PROGRAMS: &[Program] = &[
+    Program {
+        words: &["python", "-m", "http.server"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["python", "-m", "uvicorn"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["python", "-m", "flask", "run"],
+        default_port: Some(5000),
+    },
+    Program {
+        words: &["python", "-m", "streamlit", "run"],
+        default_port: Some(8501),
+    },
+    Program {
+        words: &["python", "manage.py", "runserver"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["uvicorn"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["gunicorn"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["hypercorn"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["fastapi", "run"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["fastapi", "dev"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["flask", "run"],
+        default_port: Some(5000),
+    },
+    Program {
+        words: &["streamlit", "run"],
+        default_port: Some(8501),
+    },
+    Program {
+        words: &["gradio"],
+        default_port: Some(7860),
+    },
+    Program {
+        words: &["jupyter", "notebook"],
+        default_port: Some(8888),
+    },
+    Program {
+        words: &["jupyter", "lab"],
+        default_port: Some(8888),
+    },
+    Program {
+        words: &["tensorboard"],
+        default_port: Some(6006),
+    },
+    Program {
+        words: &["mlflow", "server"],
+        default_port: Some(5000),
+    },
+    Program {
+        words: &["mlflow", "ui"],
+        default_port: Some(5000),
+    },
+    Program {
+        words: &["tritonserver"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["lmdeploy", "serve"],
+        default_port: Some(23333),
+    },
+    Program {
+        words: &["mlc_llm", "serve"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["litellm"],
+        default_port: Some(4000),
+    },
+    Program {
+        words: &["open-webui", "serve"],
+        default_port: Some(8080),
+    },
+    Program {
+        words: &["next", "dev"],
+        default_port: Some(3000),
+    },
+    Program {
+        words: &["next", "start"],
+        default_port: Some(3000),
+    },
+    Program {
+        words: &["vite"],
+        default_port: Some(5173),
+    },
+    Program {
+        words: &["npm", "run", "dev"],
+        default_port: None,
+    },
+    Program {
+        words: &["npm", "run", "start"],
+        default_port: None,
+    },
+    Program {
+        words: &["npm", "run", "serve"],
+        default_port: None,
+    },
+    Program {
+        words: &["npm", "start"],
+        default_port: None,
+    },
+    Program {
+        words: &["pnpm", "dev"],
+        default_port: None,
+    },
+    Program {
+        words: &["pnpm", "run", "dev"],
+        default_port: None,
+    },
+    Program {
+        words: &["pnpm", "start"],
+        default_port: None,
+    },
+    Program {
+        words: &["yarn", "dev"],
+        default_port: None,
+    },
+    Program {
+        words: &["yarn", "start"],
+        default_port: None,
+    },
+    Program {
+        words: &["bun", "run", "dev"],
+        default_port: None,
+    },
+    Program {
+        words: &["npx", "next", "dev"],
+        default_port: Some(3000),
+    },
+    Program {
+        words: &["npx", "vite"],
+        default_port: Some(5173),
+    },
+    Program {
+        words: &["npx", "serve"],
+        default_port: Some(3000),
+    },
+    Program {
+        words: &["rails", "server"],
+        default_port: Some(3000),
+    },
+    Program {
+        words: &["rails", "s"],
+        default_port: Some(3000),
+    },
+    Program {
+        words: &["php", "artisan", "serve"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["redis-server"],
+        default_port: Some(6379),
+    },
+    Program {
+        words: &["memcached"],
+        default_port: Some(11211),
+    },
+    Program {
+        words: &["mongod"],
+        default_port: Some(27017),
+    },
+    Program {
+        words: &["nginx"],
+        default_port: Some(80),
+    },
+    Program {
+        words: &["docker", "compose", "up"],
+        default_port: None,
+    },
+    Program {
+        words: &["docker-compose", "up"],
+        default_port: None,
+    },
+    Program {
+        words: &["ray", "start"],
+        default_port: None,
+    },
+];
+
+/// A non-engine server launch: its port, given or by default, when known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherServer {
+    /// The program as named (`uvicorn`, `npm run dev`, `./gateway`).
+    pub program: String,
+    pub port: Option<u16>,
+    /// Whether `port` is the program's default rather than a flag.
+    pub default_port: bool,
+}
+
+/// The server a simple command starts, if it starts one that is not an
+/// inference engine.
+pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
+    let argv = &command.argv;
+    let words: Vec<&str> = argv.iter().map(|w| base(w)).collect();
+    let known = PROGRAMS.iter().find(|p| matches_words(&words, p.words));
+    let background = command.background
+        || command
+            .wrappers
+            .iter()
+            .any(|w| matches!(w.as_str(), "nohup" | "setsid"));
+    let port = port_flag(argv);
+    match known {
+        Some(program) => {
+            // `docker compose up` without `-d` blocks; either way it starts
+            // servers. A positional port (`http.server 9000`) counts too.
+            let port = port.or_else(|| positional_port(argv, program.words.len()));
+            Some(OtherServer {
+                program: program.words.join(" "),
+                port: port.or(program.default_port),
+                default_port: port.is_none() && program.default_port.is_some(),
+            })
+        }
+        // Anything started in the background that takes a port serves.
+        None if background && port.is_some() => Some(OtherServer {
+            program: argv.first().cloned().unwrap_or_default(),
+            port,
+            default_port: false,
+        }),
+        None => None,
+    }
+}
+
+/// `/usr/bin/python3.11` → `python`; other words as they are.
+fn base(word: &str) -> &str {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    if name.starts_with("python") {
+        "python"
+    } else {
+        name
+    }
+}
+
+/// Whether the argv starts with `pattern`, skipping options between the
+/// program and its subcommand (`npm --prefix web run dev`).
+fn matches_words(words: &[&str], pattern: &[&str]) -> bool {
+    let Some((first, rest)) = pattern.split_first() else {
+        return false;
+    };
+    if words.first() != Some(first) {
+        return false;
+    }
+    let mut at = 1;
+    for want in rest {
+        // `-m` is itself a word to match; other options are skipped, with
+        // their value when the word after one is not the one wanted.
+        while *want != "-m"
+            && words
+                .get(at)
+                .is_some_and(|w| w.starts_with('-') && *w != "-m")
+        {
+            let takes_value = !words[at].contains('=');
+            at += 1;
+            if takes_value
+                && words
+                    .get(at)
+                    .is_some_and(|w| w != want && !w.starts_with('-'))
+            {
+                at += 1;
+            }
+        }
+        if words.get(at) != Some(want) {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
+/// `--port 8080`, `--port=8080`, `-p 8080`, `--bind 0.0.0.0:8080`,
+/// `-b :8080`, `--listen 8080`, `--server.port 8501`, `PORT=` is not here
+/// (the environment is the caller's).
+fn port_flag(argv: &[String]) -> Option<u16> {
+    const FLAGS: &[&str] = &[
+        "--port",
+        "-p",
+        "--bind",
+        "-b",
+        "--listen",
+        "--http-port",
+        "--server.port",
+        "--server-port",
+        "-P",
+    ];
+    for (i, word) in argv.iter().enumerate().skip(1) {
+        let (flag, inline) = match word.split_once('=') {
+            Some((flag, value)) if word.starts_with('-') => (flag, Some(value)),
+            _ => (word.as_str(), None),
+        };
+        if !FLAGS.contains(&flag) {
+            continue;
+        }
+        let value = inline.or_else(|| argv.get(i + 1).map(String::as_str))?;
+        let digits = value.rsplit(':').next().unwrap_or(value);
+        if let Ok(port) = digits.parse::<u16>()
+            && port > 0
+        {
+            return Some(port);
+        }
+    }
+    None
+}
+
+/// A bare port number right after the program's words (`http.server 9000`).
+fn positional_port(argv: &[String], after: usize) -> Option<u16> {
+    argv.iter()
+        .skip(after)
+        .find(|w| !w.starts_with('-'))
+        .and_then(|w| w.parse::<u16>().ok())
+        .filter(|p| *p >= 80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::shell;
+
+    fn server(command: &str) -> Option<OtherServer> {
+        shell::parse(command).iter().find_map(launch)
+    }
+
+    #[test]
+    fn known_server_programs_and_their_ports() {
+        let cases = [
+            ("uvicorn api:app --port 8085", Some(8085), false),
+            ("uvicorn api:app", Some(8000), true),
+            ("python3 -m http.server 9000", Some(9000), false),
+            ("python -m http.server", Some(8000), true),
+            ("npm run dev -- --port 3001", Some(3001), false),
+            ("pnpm dev --port 3001", Some(3001), false),
+            ("gunicorn -b 0.0.0.0:7000 app:app", Some(7000), false),
+            ("streamlit run app.py --server.port 8601", Some(8601), false),
+            ("docker compose up -d", None, false),
+            ("npm --prefix web run dev", None, false),
+        ];
+        for (command, port, default_port) in cases {
+            let found = server(command).unwrap_or_else(|| panic!("{command}"));
+            assert_eq!(
+                (found.port, found.default_port),
+                (port, default_port),
+                "{command}"
+            );
+        }
+    }
+
+    #[test]
+    fn background_programs_with_a_port_are_servers() {
+        let found =
+            server("nohup ./openclaw gateway --port 18789 > gw.log 2>&1 &").expect("server");
+        assert_eq!(found.port, Some(18789));
+        assert_eq!(
+            server("./openclaw gateway --port 18789"),
+            None,
+            "foreground, unknown"
+        );
+        assert_eq!(server("nohup python train.py > t.log &"), None, "no port");
+        assert_eq!(server("npm test"), None);
+        assert_eq!(server("python -m pytest"), None);
+    }
+}
