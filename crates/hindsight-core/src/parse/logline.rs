@@ -111,11 +111,13 @@ pub enum FailureKind {
     OutOfMemory,
     Nccl,
     AddressInUse,
+    /// Killed by a signal (the OOM killer, SIGKILL, a shard's SIGILL): the
+    /// cause of the engine's death that follows it.
+    Killed,
     /// The scheduler / engine core / shard / runner died.
     EngineDied,
     Exception,
     ChildFailed,
-    Killed,
 }
 
 impl FailureKind {
@@ -162,7 +164,12 @@ regex!(
     ACCESS,
     r#""(?:GET|POST|PUT|DELETE|HEAD|PATCH|OPTIONS) [^"]*HTTP/(?-u:[\d.]+" (\d{3}))"#
 );
-regex!(GIN, r"\[GIN\][^|]*(?-u:\|\s*(\d{3})\s*\|)");
+// The status column, also when its colour codes were pasted in caret
+// notation (`| ^[[97;42m 200 ^[[0m|`).
+regex!(
+    GIN,
+    r"\[GIN\][^|]*(?-u:\|\s*(?:\^\[\[[0-9;]*m\s*)?(\d{3})\s*(?:\^\[\[[0-9;]*m\s*)?\|)"
+);
 regex!(
     LLAMA_REQUEST,
     r"request: (?:GET|POST|PUT|DELETE|HEAD|OPTIONS) [^\t\n\x0B\x0C\r ]+ [^\t\n\x0B\x0C\r ]+ (?-u:(\d{3}))"
@@ -187,7 +194,12 @@ regex!(
 regex!(TORCH_RANK, r"(?-u)^\[rank(\d+)\]:");
 regex!(OLD_RANK, r"(?-u)^Rank (\d+): ");
 regex!(NCCL_RANK, r"NCCL INFO .*?(?-u:\brank (\d+) nranks (\d+))");
-regex!(MPI_RANK, r"(?-u)MPI size: (\d+), rank: (\d+)");
+// `MPI size: 4, rank: 2`, and since TensorRT-LLM 1.x `MPI size: 4, MPI
+// local size: 4, rank: 2`.
+regex!(
+    MPI_RANK,
+    r"(?-u)MPI size: (\d+), (?:MPI local size: \d+, )?rank: (\d+)"
+);
 regex!(RANK_GPU, r"(?-u)\bRank (\d+) is using GPU");
 regex!(
     WORLD,
@@ -462,6 +474,9 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("desired GPU memory utilization", FAILURE),
     ("cudaMalloc failed", FAILURE),
     ("failed to allocate CUDA", FAILURE),
+    ("PU out of memory", FAILURE),
+    ("insufficient GPU memory", FAILURE),
+    ("CUDA error", FAILURE),
     ("NCCL error", FAILURE),
     ("nccl", FAILURE | START),
     ("NCCL", FAILURE | START),
@@ -935,6 +950,11 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("is less than desired GPU memory utilization")
         || (has("cudaMalloc failed") && has("out of memory"))
         || has("failed to allocate CUDA")
+        // Other accelerators' allocators (`NPU out of memory`, Ascend;
+        // `XPU out of memory`, Intel) and TensorRT-LLM's executor
+        // (`Executor creation failed due to insufficient GPU memory`).
+        || has("PU out of memory")
+        || has("insufficient GPU memory")
     {
         return Some(FailureKind::OutOfMemory);
     }
@@ -972,6 +992,9 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("exited with code 137")
         || has("exitcode=137")
         || has("with signal 9")
+        // TGI's launcher when a shard dies of a signal (`Shard process was
+        // signaled to shutdown with signal 4`; found by the `Shard` trigger).
+        || has("signaled to shutdown with signal")
     {
         return Some(FailureKind::Killed);
     }
@@ -1004,6 +1027,10 @@ fn failure(message: &str) -> Option<FailureKind> {
     }
     if has("Traceback (most recent call last)")
         || has("Initialization failed")
+        // The CUDA runtime's other errors (`CUDA error (…): no kernel image
+        // is available for execution on the device`); out of memory is
+        // told above.
+        || has("CUDA error")
         || (message.starts_with(|c: char| c.is_ascii_uppercase())
             && (has("Error") || has("Exception"))
             && PY_EXCEPTION.as_ref().is_some_and(|re| re.is_match(message)))
@@ -1489,8 +1516,8 @@ fn request_needles() -> Vec<&'static str> {
 static REQUEST_SCAN: LazyLock<Literals> = LazyLock::new(|| Literals::new(&request_needles()));
 
 /// What a rank tag is written with: `TPn`, `DPn`, `PPn`, `EPn`, `ATTN_CPn`,
-/// `pid=` (vLLM's process tags), `RANK`, `rank`.
-const RANK_LITERALS: [&str; 8] = ["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank"];
+/// `pid=` (vLLM's process tags), `RANK`, `rank`, and TGI's `Shard n`.
+const RANK_LITERALS: [&str; 9] = ["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank", "hard "];
 
 static RANK_SCAN: LazyLock<Literals> = LazyLock::new(|| Literals::new(&RANK_LITERALS));
 
@@ -1933,6 +1960,12 @@ impl<'t> Block<'t> {
 pub fn engine_hint(line: &str) -> Option<Engine> {
     let line = strip_envelope(line);
     let found = prefix(line);
+    if found.engine == Some(Engine::Sglang) && python_logging_message(&line[found.message..]) {
+        // `[2024-05-05 02:50:13] INFO auto_device.py:79: …`: SGLang's time
+        // shape, but SGLang writes no level or file name there; other
+        // Python servers (MLC, LMDeploy) do.
+        return None;
+    }
     if found.engine.is_some() {
         return found.engine;
     }
@@ -1952,6 +1985,18 @@ pub fn engine_hint(line: &str) -> Option<Engine> {
     } else {
         None
     }
+}
+
+/// `INFO name.py:79: …`: Python's logging with a level and a file name.
+fn python_logging_message(message: &str) -> bool {
+    let Some((level, rest)) = message.split_once(' ') else {
+        return false;
+    };
+    matches!(level, "INFO" | "WARNING" | "ERROR" | "DEBUG" | "CRITICAL")
+        && rest
+            .split_whitespace()
+            .next()
+            .is_some_and(|word| word.contains(".py:"))
 }
 
 #[cfg(test)]

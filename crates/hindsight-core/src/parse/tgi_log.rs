@@ -15,6 +15,9 @@ regex!(
     r"^(?-u:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?)\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+)((?:(?-u:[\w-]+)(?:\{[^}]*\})?(?-u:(?:::[\w-]+)*: ))*)(?-u:(?:[\w/.-]+\.rs:\d+: )?)"
 );
 regex!(TGI_RANK, r"(?-u)\brank[=:] ?(\d+)");
+// The launcher's own words for a shard before `rank=` spans existed:
+// `Waiting for shard 0 to be ready...`, `Shard 1 crashed`.
+regex!(TGI_SHARD, r"(?-u)\b[Ss]hard (\d+)\b");
 regex!(RS_FILE, r"(?-u)^[\w/.-]+\.rs:\d+: ");
 
 /// Parses a whole log, see [`super::logline::parse_log`].
@@ -44,6 +47,12 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     let rank = (spans.contains("shard-manager") || line.contains("rank="))
         .then(|| capture(&TGI_RANK, line))
         .flatten()
+        .or_else(|| {
+            line[message..]
+                .contains("hard ")
+                .then(|| capture(&TGI_SHARD, &line[message..]))
+                .flatten()
+        })
         .and_then(|r| r.get(1))
         .map(|m| format!("rank {}", m.as_str()));
     let engine = (line.contains("text_generation") || spans.contains("shard-manager"))
@@ -71,7 +80,9 @@ mod tests {
 
     #[test]
     fn patterns_compile() {
-        assert!(TGI_PREFIX.is_some() && TGI_RANK.is_some() && RS_FILE.is_some());
+        assert!(
+            TGI_PREFIX.is_some() && TGI_RANK.is_some() && TGI_SHARD.is_some() && RS_FILE.is_some()
+        );
     }
 
     /// A shard still loading (huggingface/text-generation-inference#3105).

@@ -378,8 +378,10 @@ impl Lifecycle {
             Signal::CudaGraphEnd { draft: false } => Some(PhaseKind::CudaGraphs),
             Signal::Bound { port, .. } => {
                 self.bound_port = self.bound_port.or(*port);
-                if self.engine == Engine::Ollama {
-                    // Ollama serves as soon as it listens; models load on demand.
+                if matches!(self.engine, Engine::Ollama | Engine::Unknown) {
+                    // Ollama serves as soon as it listens; models load on
+                    // demand. A server of no known engine tells no later
+                    // readiness: its bound HTTP port is the best sign.
                     self.push(PhaseKind::PortBound, span, log);
                     self.ready = true;
                     Some(PhaseKind::Ready)
@@ -388,7 +390,10 @@ impl Lifecycle {
                 }
             }
             Signal::AppStartupComplete => {
-                if matches!(self.engine, Engine::Vllm | Engine::TensorrtLlm) {
+                if matches!(
+                    self.engine,
+                    Engine::Vllm | Engine::TensorrtLlm | Engine::Unknown
+                ) {
                     self.ready = true;
                     self.ready_from_startup = true;
                     Some(PhaseKind::Ready)
@@ -685,7 +690,12 @@ impl Server {
             Some(stated) if seen > stated => Some((seen, Provenance::Seen)),
             Some(stated) => Some((stated, provenance)),
             None if seen > 0 => Some((seen, Provenance::Seen)),
-            None if self.launch_known() => Some((1, Provenance::EngineDefault)),
+            // llama.cpp and Ollama serve from one process, however many GPUs.
+            None if self.launch_known()
+                || matches!(self.engine, Engine::LlamaCpp | Engine::Ollama) =>
+            {
+                Some((1, Provenance::EngineDefault))
+            }
             None => None,
         }
     }
