@@ -460,16 +460,18 @@ impl<'t> Sentence<'t> {
         })
     }
 
-    /// The kinds of what is said before a state: the subjects in its clause,
-    /// else the nearest subject before it. The port number of a port
-    /// subject (`port 8085 is open`) comes along.
+    /// The kinds of what is said before a state, among those it can be
+    /// said of: the subjects in its clause, else the nearest subject before
+    /// it. The port number of a port subject (`port 8085 is open`) comes
+    /// along.
     fn subject_before(&self, hit: &Hit, kinds: Kinds) -> (Kinds, Option<u16>) {
         let clause = self.clause(hit.start);
         let subjects: Vec<(usize, Kinds, Option<u16>)> = self
             .hits
             .iter()
             .filter(|h| h.end <= hit.start)
-            .filter_map(|h| self.subject(h).map(|(k, p)| (h.start, k, p)))
+            .filter_map(|h| self.subject(h).map(|(k, p)| (h.start, k & kinds, p)))
+            .filter(|(_, k, _)| *k != 0)
             .collect();
         let in_clause: Vec<&(usize, Kinds, Option<u16>)> = subjects
             .iter()
@@ -480,7 +482,7 @@ impl<'t> Sentence<'t> {
         } else {
             in_clause
         };
-        let found = chosen.iter().fold(0, |all, (_, k, _)| all | k) & kinds;
+        let found = chosen.iter().fold(0, |all, (_, k, _)| all | k);
         let port = chosen.iter().rev().find_map(|(_, _, p)| *p);
         (found, port)
     }

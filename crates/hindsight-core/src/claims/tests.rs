@@ -71,6 +71,14 @@ const CLAIMS: &[(&str, &[Claim])] = &[
     ),
     ("**Status:** the vLLM server is `up` and healthy.", &[Ready]),
     ("The server must be up by now.", &[Ready]),
+    (
+        "✅ vLLM came up fine and is serving Qwen3-14B on :8085, running across both GPUs.",
+        &[Ready, Ranks, Port(8085)],
+    ),
+    (
+        "You should be good to go: point your client at http://gpu-07:8085/v1.",
+        &[Ready],
+    ),
     ("Health check passed.", &[Ready]),
     (
         "The drafter failed to load, but the server is up.",
@@ -132,6 +140,10 @@ const CLAIMS: &[(&str, &[Claim])] = &[
     ("GPU 已经空闲了。", &[GpusFree]),
     ("服务已在 8085 端口启动。", &[Ready, Port(8085)]),
     ("我检查了日志，服务已经正常运行。", &[Ready]),
+    (
+        "✅ 服务已启动，正在 30000 端口上运行，可以开始测试了。",
+        &[Ready, Port(30000)],
+    ),
     // Japanese.
     ("サーバーが起動しました。", &[Ready]),
     ("vLLM サーバーは稼働中です。", &[Ready]),
@@ -149,6 +161,11 @@ const CLAIMS: &[(&str, &[Claim])] = &[
     ),
     ("Die Gewichte sind geladen.", &[Loaded]),
     ("Die GPUs sind jetzt frei.", &[GpusFree]),
+    ("Die GPU ist jetzt frei.", &[GpusFree]),
+    (
+        "Der Server läuft und antwortet auf Port 8000, das Modell ist geladen.",
+        &[Ready, Loaded, Port(8000)],
+    ),
     (
         "Die API antwortet jetzt auf Port 8000.",
         &[Ready, Port(8000)],
@@ -243,6 +260,8 @@ const NOT_CLAIMS: &[&str] = &[
     "Let me confirm the server is up.",
     "The server seems to be up.",
     "I killed the process so the GPUs should be free in a few seconds.",
+    "The old server is gone; the GPUs should be free in a few seconds.",
+    "Loading a 14B checkpoint across two GPUs should take a minute or two, so it may take a while to come up.",
     // Chinese.
     "服务还没有启动成功。",
     "如果服务已启动，就可以开始测试。",
@@ -251,6 +270,8 @@ const NOT_CLAIMS: &[&str] = &[
     "显存还没释放。",
     "服务正在启动中，请稍等。",
     "我已经启动了服务。",
+    "模型加载需要一点时间，服务应该马上就能启动好了。",
+    "如果服务已启动，我再告诉你。",
     // Japanese.
     "サーバーはまだ稼働中ではありません。",
     "サーバーは起動しましたか？",
@@ -266,6 +287,9 @@ const NOT_CLAIMS: &[&str] = &[
     "Der Server sollte in einer Minute bereit sein.",
     "Die GPUs sind noch nicht frei.",
     "Der Server wird gestartet.",
+    "Die GPU ist noch nicht frei, der alte Prozess gibt den Speicher gerade ab.",
+    "Der Server sollte in ein, zwei Minuten bereit sein.",
+    "Sobald er läuft, schicke ich eine Testanfrage.",
     // French.
     "Le serveur n'est pas encore prêt.",
     "Le serveur devrait être prêt dans quelques minutes.",

@@ -51,7 +51,7 @@ impl Claim {
     fn missing(self) -> &'static str {
         match self {
             Claim::Ready => "no readiness line, answered request or listening port",
-            Claim::Loaded => "no weights-loaded or later startup line",
+            Claim::Loaded => "no weights-loaded or later startup line and no answered request",
             Claim::Drafter => "no drafter load, draft CUDA graph or acceptance line",
             Claim::Ranks => "no count of the rank tags and no readiness line",
             Claim::Port(_) => "no socket listing or request on that port",
@@ -202,6 +202,15 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
                 && (port.is_none() || check.port == port || check.port.is_none())
         })
     };
+    // An answered request: later than the weights, for every engine (a
+    // listening port is not: llama.cpp binds before it loads).
+    let answered = |port: Option<u16>| {
+        since.iter().flat_map(|c| &c.port_checks).any(|check| {
+            check.request
+                && check.outcome == Outcome::Passed
+                && (port.is_none() || check.port == port || check.port.is_none())
+        })
+    };
     let port_failed = |port: Option<u16>| {
         since
             .iter()
@@ -229,6 +238,7 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
         ),
         Claim::Loaded => (
             ready_seen()
+                || answered(port)
                 || signals().any(|s| {
                     matches!(
                         s,
