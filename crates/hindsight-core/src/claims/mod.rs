@@ -46,6 +46,11 @@ use std::sync::LazyLock;
 use crate::literals::LiteralSet;
 use vocabulary::{DRAFTER, GPUS, Kinds, LOADED, PORT, RANKS, READY, VOCABULARY, Word};
 
+/// How much of one sentence is read: the reading compares the phrases of a
+/// sentence with each other, so a run of text without a sentence end (a
+/// pasted JSON blob, a table) is cut here. Real sentences are far shorter.
+const SENTENCE_CAP: usize = 2_000;
+
 /// The states a claim can assert.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Claim {
@@ -70,7 +75,11 @@ pub(crate) fn claims(text: &str) -> Vec<Claim> {
         return found;
     }
     let mut first = 0;
-    for sentence in sentences(&folded) {
+    for mut sentence in sentences(&folded) {
+        sentence.end = sentence.end.min(crate::source::floor_char_boundary(
+            &folded,
+            sentence.start + SENTENCE_CAP,
+        ));
         // Hits come in order of start; those past the sentence are left for
         // the next one.
         let from = first + hits[first..].partition_point(|h| h.start < sentence.start);

@@ -347,6 +347,14 @@ fn claims_come_per_sentence_and_once() {
 }
 
 #[test]
+fn a_run_without_sentence_ends_is_read_only_at_its_start() {
+    let run = "the server is up and the gpus are free, ".repeat(20_000);
+    assert_eq!(claims(&run), [Ready, GpusFree]);
+    let late = format!("{} the server is up", "x, ".repeat(1_000));
+    assert_eq!(claims(&late), []);
+}
+
+#[test]
 fn folding_spells_out_contractions_and_lowers_case() {
     assert_eq!(
         fold("It’s UP, isn't it? Let's go."),
