@@ -524,8 +524,9 @@ impl<'t> Sentence<'t> {
         }
     }
 
-    /// Whether a unit is counted: a quantifier or a number of two or more
-    /// shortly before it, in its clause.
+    /// Whether a unit is counted: a quantifier shortly before it in its
+    /// clause (`all 8 TP ranks`, `both GPUs`), or a number of two or more
+    /// right before it (`8 GPUs`, `4 TP workers`; not `70 GB per GPU`).
     fn counted(&self, unit: &Hit) -> bool {
         let clause = self.clause(unit.start);
         let from = unit.start.saturating_sub(14);
@@ -535,15 +536,18 @@ impl<'t> Sentence<'t> {
                 && h.end >= from
                 && self.clause(h.start) == clause
         });
-        let window = self
-            .text
-            .get(crate::source::floor_char_boundary(self.text, from)..unit.start)
-            .unwrap_or_default();
-        let number = window
-            .rsplit(|c: char| !c.is_ascii_digit())
-            .find(|run| !run.is_empty())
-            .and_then(|run| run.parse::<u32>().ok())
-            .is_some_and(|n| n >= 2);
+        let mut before = self.text.get(..unit.start).unwrap_or_default().trim_end();
+        for parallel in ["tp", "dp", "pp", "ep"] {
+            if let Some(rest) = before.strip_suffix(parallel)
+                && !rest.ends_with(is_word_char)
+            {
+                before = rest.trim_end();
+            }
+        }
+        let run = before.len() - before.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let digits = &before[before.len() - run..];
+        let number = !before[..before.len() - run].ends_with(is_word_char)
+            && digits.parse::<u32>().is_ok_and(|n| n >= 2);
         quantified || number
     }
 

@@ -118,6 +118,8 @@ const CLAIMS: &[(&str, &[Claim])] = &[
     ("The model is sharded across all 4 GPUs.", &[Ranks]),
     ("Running across both GPUs.", &[Ranks]),
     ("All four workers joined.", &[Ranks]),
+    ("It's using 8 GPUs now.", &[Ranks]),
+    ("It's running on GPU 0.", &[Ready]),
     // A port is listening.
     ("It is listening on port 30000", &[Port(30000)]),
     ("Bound to 0.0.0.0:8000.", &[Port(8000)]),
@@ -260,6 +262,7 @@ const NOT_CLAIMS: &[&str] = &[
     "Let me confirm the server is up.",
     "The server seems to be up.",
     "I killed the process so the GPUs should be free in a few seconds.",
+    "It's using 70 GB per GPU.",
     "The old server is gone; the GPUs should be free in a few seconds.",
     "Loading a 14B checkpoint across two GPUs should take a minute or two, so it may take a while to come up.",
     // Chinese.
