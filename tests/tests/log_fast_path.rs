@@ -64,6 +64,29 @@ fn fewer_events_are_kept_than_lines_in_a_long_log() {
     assert_same_lifecycle("long", &long);
 }
 
+/// Two sequences the shuffles below found: a failed request (5xx) must not
+/// use up the wanted served request, and a start line beginning a new run
+/// must make the run's first accept rate wanted again.
+#[test]
+fn a_failed_request_or_a_new_run_hides_no_later_signal() {
+    assert_same_lifecycle(
+        "5xx, then 200",
+        "2026-11-30T10:00:16.1234567Z (APIServer pid=88) INFO:     127.0.0.1:40002 - \"POST /v1/completions HTTP/1.1\" 500 Internal Server Error\n\
+         [GIN] 2026/11/30 - 09:00:21 | 200 |  8.912731s |       127.0.0.1 | POST     \"/api/chat\"\n\
+         [2026-11-30 22:10:31 TP1] Init torch distributed ends. mem usage=1.88 GB\n",
+    );
+    let accept = "[2026-11-30 10:03:11 TP0] Decode batch. #running-req: 1, accept len: 2.31, gen throughput (token/s): 99.0, #queue-req: 0, \n";
+    assert_same_lifecycle(
+        "accept, failure, restart, accept",
+        &format!(
+            "{accept}(EngineCore_DP0 pid=5120) ERROR 11-30 19:02:36 [core.py:718] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.16 GiB.\n\
+             build: 6123 (79c1160b) with cc (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0 for x86_64-linux-gnu\n\
+             2026-05-17 10:46:45.713 | 2.21.392.960 I slot launch_slot_: id  3 | task 0 | processing task, is_child = 0\n\
+             {accept}[2026-02-11 22:34:53 TP7] Ignore import error when loading sglang.srt.models.gemma3_mm: No module named 'transformers.models.gemma3_mm'\n"
+        ),
+    );
+}
+
 /// A small deterministic generator (no randomness in tests).
 struct Lcg(u64);
 

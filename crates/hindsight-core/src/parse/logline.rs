@@ -1232,8 +1232,9 @@ pub fn rank_in_text(line: &str) -> Option<String> {
 /// signal is still read, and the event then spans every piece.
 ///
 /// Events are kept only for lines that tell the lifecycle something: a
-/// signal, a rank tag not seen before, the first served request after each
-/// other signal (later ones repeat what it said), and the last line (where
+/// signal, a rank tag not seen before, the first served request and the
+/// first speculative accept rate after each other signal (later ones repeat
+/// what they said), and the last line (where
 /// the log stops). A long log is mostly batch, access and metrics lines that
 /// say none of this, so memory follows what the log says, not its length,
 /// and most lines are never classified in full: one scan of the whole text
@@ -1550,7 +1551,8 @@ struct Sink<'t> {
     accept: NextHit,
     /// No served request was kept since the latest other signal.
     want_request: bool,
-    /// No speculative accept rate was kept yet.
+    /// No speculative accept rate (nor served request) was kept since the
+    /// latest other signal.
     want_accept: bool,
     rank_literal: NextHit,
     ranks: std::collections::HashSet<String>,
@@ -1673,6 +1675,11 @@ impl<'t> Sink<'t> {
     fn offer(&mut self, start: usize, end: usize, log: LogLine, always: bool) {
         let signal = match &log.signal {
             None => false,
+            // A failed request (5xx) says nothing of serving: the next good
+            // one is still wanted.
+            Some(Signal::Request {
+                status: Some(500..=599),
+            }) => self.want_request,
             Some(Signal::Request { .. }) => std::mem::take(&mut self.want_request),
             Some(Signal::DraftAccepting) => {
                 let wanted = self.want_request || self.want_accept;
@@ -1681,7 +1688,10 @@ impl<'t> Sink<'t> {
                 wanted
             }
             Some(_) => {
+                // A start line may begin a new run, which forgets the
+                // drafter: its first accept rate must be kept again.
                 self.want_request = true;
+                self.want_accept = true;
                 true
             }
         };

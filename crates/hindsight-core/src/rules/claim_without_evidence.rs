@@ -6,15 +6,14 @@
 //! it is about (a launch for server states, a kill for free GPUs), and only
 //! when no observation between that action and the claim shows the state. A
 //! claim the observations contradict (a traceback seen, a port refused, GPUs
-//! still busy) is reported as failed, not as unchecked. Sentences that hedge
-//! (`not`, `if`, `once`, `should`, questions) are not claims.
-
-use std::sync::LazyLock;
-
-use crate::re::{Regex, regex};
+//! still busy) is reported as failed, not as unchecked. Which sentences
+//! claim what, in which words and languages, and which hedges (`not`, `if`,
+//! `once`, `should … in a minute`, questions) void a claim is read by
+//! [`crate::claims`].
 
 use super::gpu_release_unverified::{Outcome as Gpu, gpu_outcome};
 use super::{CheckStatus, Finding, Rule, Severity, at_prose, log_path_or_hint, on_host};
+use crate::claims::{Claim, claims};
 use crate::parse::{Role, Signal};
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Outcome, Prose, Server, Timeline};
 
@@ -37,17 +36,6 @@ tags for ranks, the engine's drafter lines for the drafter, `ss -ltnp` for a por
     run,
 };
 
-/// The states a claim can assert.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Claim {
-    Ready,
-    Loaded,
-    Drafter,
-    Ranks,
-    Port(u16),
-    GpusFree,
-}
-
 impl Claim {
     fn describe(self) -> String {
         match self {
@@ -63,7 +51,7 @@ impl Claim {
     fn missing(self) -> &'static str {
         match self {
             Claim::Ready => "no readiness line, answered request or listening port",
-            Claim::Loaded => "no weights-loaded or later startup line",
+            Claim::Loaded => "no weights-loaded or later startup line and no answered request",
             Claim::Drafter => "no drafter load, draft CUDA graph or acceptance line",
             Claim::Ranks => "no count of the rank tags and no readiness line",
             Claim::Port(_) => "no socket listing or request on that port",
@@ -71,35 +59,6 @@ impl Claim {
         }
     }
 }
-
-regex!(
-    READY,
-    r"(?-u:\b)(?:(?i-u:(?:server|it|sglang|vllm|tgi|endpoint|api|instance|everything)\b)[^.!?;\n]{0,40}?(?i-u:\b(?:is|'s|are)\s+(?:now\s+)?(?:up|ready|running|serving|healthy|live|online)\b)|(?i-u:up and running|ready to (?:serve|roll|accept)|started successfully|came up\b))"
-);
-regex!(
-    LOADED,
-    r"(?-u:\b)(?:(?i-u:(?:weights?|model|checkpoint|shards?)\b)[^.!?;\n]{0,30}?(?i-u:\b(?:is|are|has been|have been|was|were|fully|now|successfully)\s+loaded\b)|(?i-u:loaded all\b))"
-);
-regex!(
-    DRAFTER,
-    r"(?-u:\b)(?:(?i-u:(?:drafter|draft model|eagle-?3?|mtp|speculative decoding|speculation)\b)[^.!?;\n]{0,40}?(?i-u:\b(?:is|are|'s)\s+(?:now\s+)?(?:active|loaded|working|enabled|running|on|up)\b)|(?i-u:with the (?:eagle-?3? |mtp )?(?:drafter|draft model)\b))"
-);
-regex!(
-    RANKS,
-    r"(?i-u:\ball\s+(?:\d+\s+)?(?:tp\s+|dp\s+)?(?:ranks|gpus|workers)\b)[^.!?;\n]{0,30}?(?i-u:\b(?:up|loaded|running|initialized|ready|healthy|participating|joined)\b)"
-);
-regex!(
-    PORT,
-    r"(?i-u)\b(?:listening|bound|serving)\s+on\s+(?:port\s+)?(?:[\w.-]+:)?(\d{2,5})\b|\bport\s+(\d{2,5})\s+is\s+(?:now\s+)?(?:open|listening|up|bound)\b"
-);
-regex!(
-    GPUS_FREE,
-    r"(?-u:\b)(?:(?i-u:gpus?\b)[^.!?;\n]{0,30}?(?i-u:\b(?:are|is)\s+(?:now\s+)?(?:free|freed|released|idle|clear|empty)\b)|(?i-u:(?:freed|released)\s+(?:the\s+|all\s+)?(?:gpus?|gpu memory|vram)\b|gpu memory (?:is\s+)?(?:now\s+)?(?:freed|released|free)\b))"
-);
-regex!(
-    HEDGE,
-    r"(?i-u)\b(?:not|no|never|yet|if|once|until|unless|whether|before|after|when|should|will|would|might|may|could|wait|waiting|hopefully|probably|expect|let me|let's|to see|going to|plan|need to|want to|make sure|confirm|ensure)\b|'ll\b|n't\b|\?"
-);
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
     // A state claimed again later is the same unchecked claim: reported once,
@@ -111,47 +70,6 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         .filter(|prose| prose.role == Role::Assistant)
         .filter_map(|prose| check(timeline, prose, &mut reported))
         .collect()
-}
-
-/// The claims one piece of prose makes, each once, in the order listed.
-fn claims(text: &str) -> Vec<Claim> {
-    let mut found = Vec::new();
-    for sentence in text.split(['.', '!', ';', '\n']) {
-        if sentence.trim().is_empty() || HEDGE.as_ref().is_some_and(|re| re.is_match(sentence)) {
-            continue;
-        }
-        let has =
-            |re: &LazyLock<Option<Regex>>| re.as_ref().is_some_and(|re| re.is_match(sentence));
-        let mut add = |claim: Claim| {
-            if !found.contains(&claim) {
-                found.push(claim);
-            }
-        };
-        if has(&READY) {
-            add(Claim::Ready);
-        }
-        if has(&LOADED) {
-            add(Claim::Loaded);
-        }
-        if has(&DRAFTER) {
-            add(Claim::Drafter);
-        }
-        if has(&RANKS) {
-            add(Claim::Ranks);
-        }
-        if let Some(port) = PORT
-            .as_ref()
-            .and_then(|re| re.captures(sentence))
-            .and_then(|c| c.get(1).or_else(|| c.get(2)))
-            .and_then(|m| m.as_str().parse().ok())
-        {
-            add(Claim::Port(port));
-        }
-        if has(&GPUS_FREE) {
-            add(Claim::GpusFree);
-        }
-    }
-    found
 }
 
 /// What the checks the agent made before the claim say about it.
@@ -187,6 +105,13 @@ fn check(
         .find(|c| c.kind == CheckpointKind::Kill)
         .copied();
     let server = launch.and_then(|l| timeline.servers.iter().find(|s| s.launch == Some(l.id)));
+    // "Up on :8000" of a server launched on 8000 is one claim, judged as
+    // ready; a port other than the server's stays a claim of its own.
+    let own_port = server.and_then(Server::port);
+    let ready = claims.contains(&Claim::Ready);
+    let claims = claims
+        .into_iter()
+        .filter(|claim| !(ready && matches!(claim, Claim::Port(p) if Some(*p) == own_port)));
     let mut unsupported: Vec<(Claim, Support)> = Vec::new();
     for claim in claims {
         // A claim is judged against the observations made after the action
@@ -277,6 +202,15 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
                 && (port.is_none() || check.port == port || check.port.is_none())
         })
     };
+    // An answered request: later than the weights, for every engine (a
+    // listening port is not: llama.cpp binds before it loads).
+    let answered = |port: Option<u16>| {
+        since.iter().flat_map(|c| &c.port_checks).any(|check| {
+            check.request
+                && check.outcome == Outcome::Passed
+                && (port.is_none() || check.port == port || check.port.is_none())
+        })
+    };
     let port_failed = |port: Option<u16>| {
         since
             .iter()
@@ -304,6 +238,7 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
         ),
         Claim::Loaded => (
             ready_seen()
+                || answered(port)
                 || signals().any(|s| {
                     matches!(
                         s,
@@ -410,36 +345,6 @@ fn join(items: &[String]) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn finds_claims_and_skips_hedges() {
-        assert_eq!(
-            claims(
-                "SGLang loaded all 64 shards in 34 seconds. The server is up with the EAGLE-3 drafter; next I'll run the benchmark."
-            ),
-            [Claim::Loaded, Claim::Ready, Claim::Drafter]
-        );
-        assert_eq!(
-            claims("All 8 TP ranks are up and the GPUs are free now"),
-            [Claim::Ranks, Claim::GpusFree]
-        );
-        assert_eq!(
-            claims("It is listening on port 30000"),
-            [Claim::Port(30000)]
-        );
-        for hedge in [
-            "Once the server is up I'll run the benchmark.",
-            "The server is not up yet.",
-            "Is the server up?",
-            "The server should be ready in a minute.",
-            "It is capturing CUDA graphs, the last step before it is ready",
-            "Let me check whether the GPUs are free.",
-            "The server isn't running.",
-            "I'll stop the old server, confirm both GPUs are free, then launch.",
-        ] {
-            assert!(claims(hedge).is_empty(), "{hedge}: {:?}", claims(hedge));
-        }
-    }
-
     fn findings(transcript: &str) -> Vec<(String, crate::rules::CheckStatus)> {
         crate::analyze(&[crate::Source::new("t.txt", transcript)])
             .findings
@@ -490,6 +395,52 @@ mod tests {
             "{kill}[msg 2] assistant\n$ nvidia-smi --query-gpu=index,memory.used --format=csv\nindex, memory.used [MiB]\n0, 3 MiB\n1, 3 MiB\n{claim}"
         );
         assert_eq!(findings(&checked), []);
+    }
+
+    #[test]
+    fn claims_in_other_words_and_languages_count_and_hedges_do_not() {
+        for claim in [
+            "Server came up fine, should be good to go.",
+            "It's up on :30000 and serving.",
+            "✅ Server running",
+            "服务已启动，正在运行。",
+            "サーバーが起動しました。",
+            "서버가 실행 중입니다.",
+            "Der Server läuft.",
+            "Le serveur est prêt.",
+            "El servidor está funcionando.",
+            "O servidor está rodando.",
+            "Сервер запущен и работает.",
+        ] {
+            let text = format!("{LAUNCH}[msg 2] assistant\n{claim}\n");
+            assert_eq!(findings(&text).len(), 1, "{claim}");
+        }
+        for hedge in [
+            "It should be ready in a few minutes.",
+            "Once it's up I'll run the benchmark.",
+            "服务还没启动成功。",
+            "サーバーはまだ稼働中ではありません。",
+            "Der Server läuft noch nicht.",
+            "Le serveur n'est pas encore prêt.",
+            "El servidor todavía no está listo.",
+            "Сервер ещё не запущен.",
+        ] {
+            let text = format!("{LAUNCH}[msg 2] assistant\n{hedge}\n");
+            assert_eq!(findings(&text), [], "{hedge}");
+        }
+    }
+
+    #[test]
+    fn a_port_other_than_the_servers_is_a_claim_of_its_own() {
+        let checked = format!(
+            "{LAUNCH}[msg 2] assistant\n$ curl -s http://127.0.0.1:30000/v1/models\n{{\"object\":\"list\",\"data\":[{{\"id\":\"/m\"}}]}}\n"
+        );
+        let same = format!("{checked}[msg 3] assistant\nIt is up on :30000.\n");
+        assert_eq!(findings(&same), []);
+        let other = format!("{checked}[msg 3] assistant\nIt is up on :8085.\n");
+        let found = findings(&other);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].0.contains("port 8085 is listening"), "{found:?}");
     }
 
     #[test]
