@@ -45,10 +45,10 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
                 secret.kind,
                 secret.redacted,
                 source.name,
-                if lines > 1 {
-                    format!(", {lines} times in all")
-                } else {
-                    String::new()
+                match lines {
+                    1 => String::new(),
+                    2 => " and on 1 other line".to_owned(),
+                    _ => format!(" and on {} other lines", lines - 1),
                 },
             ),
             evidence: vec![quote(timeline, secret)],
