@@ -569,3 +569,21 @@ fn credential_corpus() {
         problems.join("\n")
     );
 }
+
+/// A report cuts a long line to 2,000 bytes for its evidence; a credential
+/// across the cut is redacted whole, not left with its head shown.
+#[test]
+fn a_credential_across_a_cut_line_is_redacted() {
+    let token = key("hf_", "RufooTAqPhWeCWFWntmGsiNEScSxExPFmP");
+    let prefix = "export HF_TOKEN=";
+    for before in 1_960..2_000 {
+        let text = format!(
+            "{}{prefix}{token} && vllm serve m",
+            " ".repeat(before - prefix.len())
+        );
+        let report =
+            serde_json::to_string(&analyze(&[Source::new("cut.txt", text)])).unwrap_or_default();
+        assert!(report.contains("secret-exposed"), "{before}");
+        assert!(!report.contains(&token[..8]), "{before}: {report}");
+    }
+}
