@@ -243,20 +243,24 @@ const LONGEST_KEYWORD: usize = {
 
 /// Whether multi-literal searches run on SIMD here: aho-corasick's Teddy
 /// exists for x86-64 and AArch64 only, and only there are
-/// [`KEYWORD_SCAN`] and [`LITERAL_SCAN`] built. Elsewhere (WebAssembly,
+/// [`KEYWORD_SCAN`] and [`LITERAL_SCAN`] built (Teddy itself, aho-corasick's
+/// packed searcher: its `AhoCorasick` uses Teddy for at most 16 literals
+/// and, beyond, a rare-byte prefilter that made the whole analysis of a
+/// server log twice as slow). Elsewhere (WebAssembly,
 /// where memchr has SIMD) a letter or key found with memchr is faster than
 /// an automaton walking every byte: the keywords are found by their letters
 /// ([`keyword_hits_by_letter`]), the patterns' literals by their keys
 /// ([`literal_hits`]).
 const MULTI_LITERAL_SIMD: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
-/// The keywords as one multi-literal (SIMD) search over lowercased text.
+/// The keywords as one multi-literal (SIMD) search over lowercased text,
+/// leftmost-first; `None` where Teddy cannot run (no SSSE3).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-static KEYWORD_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
-    aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-        .build(KEYWORDS.iter().map(|(word, _, _)| word))
-        .ok()
+static KEYWORD_SCAN: LazyLock<Option<aho_corasick::packed::Searcher>> = LazyLock::new(|| {
+    aho_corasick::packed::Config::new()
+        .builder()
+        .extend(KEYWORDS.iter().map(|(word, _, _)| word))
+        .build()
 });
 
 /// A credential's name and its value, each match handed to `each` in order:
@@ -384,7 +388,7 @@ fn keyword_hits(bytes: &[u8], mut settled: impl FnMut(&[Hit])) {
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn keyword_hits_simd(
     bytes: &[u8],
-    scan: &aho_corasick::AhoCorasick,
+    scan: &aho_corasick::packed::Searcher,
     mut settled: impl FnMut(&[Hit]),
 ) {
     const WINDOW: usize = 64 * 1024;
@@ -401,8 +405,8 @@ fn keyword_hits_simd(
         let starts_before = WINDOW.min(lower.len());
         let mut from = 0;
         while from < starts_before {
-            let input = aho_corasick::Input::new(&lower).span(from..lower.len());
-            let Some(hit) = scan.find(input) else {
+            let span = aho_corasick::Span::from(from..lower.len());
+            let Some(hit) = scan.find_in(&lower, span) else {
                 break;
             };
             if hit.start() >= starts_before {
@@ -808,14 +812,14 @@ const PATTERN_LITERALS: &[(&str, u32)] = &[
     ("://", 1 << 11),
 ];
 
-/// All of [`PATTERN_LITERALS`] in one multi-literal (SIMD) search.
-/// Leftmost-first: that search runs on its SIMD literal searcher (Teddy).
+/// All of [`PATTERN_LITERALS`] in one multi-literal (SIMD) search,
+/// leftmost-first; `None` where Teddy cannot run (no SSSE3).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-static LITERAL_SCAN: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| {
-    aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-        .build(PATTERN_LITERALS.iter().map(|(literal, _)| literal))
-        .ok()
+static LITERAL_SCAN: LazyLock<Option<aho_corasick::packed::Searcher>> = LazyLock::new(|| {
+    aho_corasick::packed::Config::new()
+        .builder()
+        .extend(PATTERN_LITERALS.iter().map(|(literal, _)| literal))
+        .build()
 });
 
 /// For each of [`PATTERNS`], the parts of the text to search with it: none
@@ -869,8 +873,7 @@ fn literal_patterns(text: &str) -> Option<u32> {
     let scan = LITERAL_SCAN.as_ref()?;
     let mut found = 0;
     // Not overlapping: no literal's end starts another family's
-    // literal, so none is hidden (and the search keeps its SIMD
-    // prefilter).
+    // literal, so none is hidden (`no_literal_hides_another`).
     for hit in scan.find_iter(text) {
         found |= PATTERN_LITERALS
             .get(hit.pattern().as_usize())
