@@ -205,7 +205,8 @@ fn quote_at(bytes: &[u8], at: usize) -> usize {
 /// letter-by-letter search finds it by (`k`, `w` or `c`) and that letter's
 /// offset; the names ending in `key` are found by that `k`, so that a name
 /// and a shorter one it ends with would be found at the same letter, the
-/// longer first.
+/// longer first. A keyword comes before any shorter one it starts with
+/// (`secret_key`, `secret`): a leftmost-first search finds only the first.
 const KEYWORDS: &[(&[u8], u8, usize)] = &[
     (b"token", b'k', 2),
     (b"api_key", b'k', 4),
@@ -311,10 +312,10 @@ fn bare_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"._~+/=-!#%*^@".contains(&b)
 }
 
-/// Bytes of a value between quotes: anything but the quotes, an escape and
-/// white space.
-fn quoted_byte(b: u8) -> bool {
-    b.is_ascii_graphic() && !b"\"'\\".contains(&b)
+/// Bytes of a value between `quote`s: anything but that quote, an escape
+/// and white space.
+fn quoted_byte(quote: u8) -> impl Fn(u8) -> bool {
+    move |b| b.is_ascii_graphic() && b != quote && b != b'\\'
 }
 
 /// The shortest value read after a name.
@@ -346,11 +347,12 @@ fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
     let quote = quote_at(bytes, at);
     at += quote;
     let (length, close) = if quote > 0 {
-        let length = run(bytes, at, quoted_byte);
+        let mark = bytes[at - 1];
+        let length = run(bytes, at, quoted_byte(mark));
         // A quoted value ends at its quote: `"Bearer …"`, `"{{ x }}"` and
         // other text with spaces are not one value.
         let close = quote_at(bytes, at + length);
-        if close == 0 {
+        if close == 0 || bytes[at + length + close - 1] != mark {
             return None;
         }
         (length, close)
@@ -1210,6 +1212,10 @@ mod tests {
         assert_eq!(
             found(r#"{"password": "p@ss w0rd", "api_key": "Tr0ub4dor&3"}"#),
             [(r#"api_key": "Tr0ub4dor&3""#, "Tr0ub4dor&3")]
+        );
+        assert_eq!(
+            found(r#"password="it's-Tr0ub4dor" token='say "hi" 12345'"#),
+            [(r#"password="it's-Tr0ub4dor""#, "it's-Tr0ub4dor")]
         );
         assert_eq!(
             found(r#"{\"token\":\"abcdefgh1\"}"#),
