@@ -374,7 +374,8 @@ pub fn score(label: &Value, report: &Value) -> Score {
                 })
         };
         let status_ok = |f: &Value| required.get("status").is_none_or(|s| &f["status"] == s);
-        let hit = (0..findings.len()).find(|&i| !good[i] && fits(&findings[i]) && status_ok(&findings[i]));
+        let hit = (0..findings.len())
+            .find(|&i| !good[i] && fits(&findings[i]) && status_ok(&findings[i]));
         match hit {
             Some(i) => {
                 good[i] = true;
@@ -532,9 +533,18 @@ mod tests {
         });
         let score = score(&label, &report);
         assert_eq!(score.detection, Tally { right: 1, total: 1 });
-        assert_eq!(score.facts, Tally { right: 3, total: 4 }, "{:?}", score.misses);
+        assert_eq!(
+            score.facts,
+            Tally { right: 3, total: 4 },
+            "{:?}",
+            score.misses
+        );
         assert_eq!(score.recall, Tally { right: 1, total: 1 });
-        assert_eq!(score.precision, Tally { right: 2, total: 3 }, "the duplicate is a false alarm");
+        assert_eq!(
+            score.precision,
+            Tally { right: 2, total: 3 },
+            "the duplicate is a false alarm"
+        );
         assert_eq!(score.all_clear, Tally { right: 1, total: 1 });
     }
 

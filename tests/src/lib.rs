@@ -140,8 +140,12 @@ pub fn cli_report(files: &[PathBuf]) -> serde_json::Value {
         no_color: true,
         current_dir: std::env::temp_dir(),
     };
-    let mut args: Vec<std::ffi::OsString> =
-        vec!["hindsight".into(), "analyze".into(), "--format".into(), "json".into()];
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "hindsight".into(),
+        "analyze".into(),
+        "--format".into(),
+        "json".into(),
+    ];
     args.extend(files.iter().map(|f| f.as_os_str().to_owned()));
     hindsight_cli::run(args, &mut io);
     serde_json::from_slice(&stdout).unwrap_or(serde_json::Value::Null)

@@ -4,6 +4,8 @@
 //!
 //!     cargo run -p hindsight-tests --bin corpus-score [ITEM-SUBSTRING]
 
+#![allow(clippy::print_stdout)]
+
 fn main() {
     let filter = std::env::args().nth(1);
     let corpus = hindsight_tests::corpus::score_all(|files| {
