@@ -101,13 +101,7 @@ pub(crate) fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
     let secrets = if none_found {
         Vec::new()
     } else {
-        hindsight_core::timeline::secrets::scan(&sources.iter().collect::<Vec<_>>())
-            .into_iter()
-            .map(|s| Secret {
-                value: s.value,
-                redacted: s.redacted,
-            })
-            .collect()
+        secrets_of(sources)
     };
     Reply {
         id,
@@ -115,6 +109,28 @@ pub(crate) fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
         secrets,
         millis: 0.0,
     }
+}
+
+/// Every credential in the sources (each value once, however many lines
+/// hold it; a private key's further lines too), longest first, so that
+/// [`redact`] replaces a value holding a shorter one whole.
+pub(crate) fn secrets_of(sources: &[Source]) -> Vec<Secret> {
+    let mut secrets: Vec<Secret> =
+        hindsight_core::timeline::secrets::scan(&sources.iter().collect::<Vec<_>>())
+            .into_iter()
+            .map(|s| Secret {
+                value: s.value,
+                redacted: s.redacted,
+            })
+            .collect();
+    secrets.sort_by(|a, b| {
+        b.value
+            .len()
+            .cmp(&a.value.len())
+            .then_with(|| a.value.cmp(&b.value))
+    });
+    secrets.dedup_by(|a, b| a.value == b.value);
+    secrets
 }
 
 /// `text` with every secret replaced by its redacted form.
@@ -194,5 +210,24 @@ mod tests {
                 .secrets
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn every_line_of_a_private_key_and_every_copy_is_redacted() {
+        let lines = [
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDzYqP3dZOo0u/C",
+            "Yq6pInLddeC8tBu96QALlZpICj1kxLOuTPHzmkVlurcOD4AGQwH6O/NIAoKMvmlg",
+        ];
+        let text = format!(
+            "$ cat id_rsa\n-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n\
+             password='Tr0ub4dor'\npassword='Tr0ub4dor&3xK'\npassword='Tr0ub4dor'\n",
+            lines.join("\n")
+        );
+        let secrets = secrets_of(&[Source::new("t.txt", text.as_str())]);
+        assert_eq!(secrets.len(), 4, "{secrets:?}");
+        let shown = redact(&text, &secrets);
+        for hidden in lines.into_iter().chain(["Tr0ub4dor", "&3xK"]) {
+            assert!(!shown.contains(hidden), "{shown}");
+        }
     }
 }

@@ -13,7 +13,7 @@ use hindsight_core::{Config, Source};
 use serde::{Deserialize, Serialize};
 
 use crate::model::Inputs;
-use crate::protocol::{Secret, redact};
+use crate::protocol::{Secret, redact, secrets_of};
 use crate::saved::SavedSource;
 
 /// Where a share link's payload starts.
@@ -68,14 +68,7 @@ pub(crate) fn payload(inputs: &Inputs, config: &Config) -> Result<Vec<u8>, Share
     if sources.is_empty() {
         return Err(ShareError::Empty);
     }
-    let secrets: Vec<Secret> =
-        hindsight_core::timeline::secrets::scan(&sources.iter().collect::<Vec<_>>())
-            .into_iter()
-            .map(|s| Secret {
-                value: s.value,
-                redacted: s.redacted,
-            })
-            .collect();
+    let secrets: Vec<Secret> = secrets_of(&sources);
     let shared = Shared {
         sources: sources
             .iter()

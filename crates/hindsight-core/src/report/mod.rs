@@ -303,7 +303,7 @@ impl Builder<'_> {
             // The source's own lines would be replaced: they are not read.
             Some(text) => {
                 let mut evidence = self.lines(span);
-                evidence.text = self.redact_owned(cap_line_length(&cap_lines(text)));
+                evidence.text = self.redact_capped(&cap_lines(text));
                 evidence
             }
             None => self.evidence(span),
@@ -318,6 +318,16 @@ impl Builder<'_> {
     /// [`Builder::redact`] of a text already made for the report.
     fn redact_owned(&self, text: String) -> String {
         crate::timeline::secrets::redact_owned(text, &self.timeline.secrets)
+    }
+
+    /// Lines redacted, then cut to a readable length: cut first, a
+    /// credential across the cut would keep its head.
+    fn redact_capped(&self, lines: &str) -> String {
+        if self.timeline.secrets.is_empty() {
+            cap_line_length(lines)
+        } else {
+            cap_line_length(&self.redact(lines))
+        }
     }
 
     /// A ledger as the report shows it.
@@ -378,7 +388,7 @@ impl Builder<'_> {
         let start = crate::source::floor_char_boundary(text, start);
         let end = crate::source::floor_char_boundary(text, end.max(start));
         let lines = text[start..end].trim_end_matches(['\n', '\r']);
-        evidence.text = self.redact_owned(cap_line_length(&cap_lines(lines)));
+        evidence.text = self.redact_capped(&cap_lines(lines));
         evidence
     }
 }

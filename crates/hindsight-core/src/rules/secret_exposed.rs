@@ -22,14 +22,16 @@ credential: `grep -nE 'hf_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|--api-key' FILE
 fn run(timeline: &Timeline) -> Vec<Finding> {
     let mut findings: Vec<Finding> = Vec::new();
     let mut reported: Vec<&str> = Vec::new();
-    for secret in &timeline.secrets {
+    // The rest of a private key's body is redacted, not reported.
+    let credentials = timeline.secrets.iter().filter(|s| !s.continuation);
+    for secret in credentials.clone() {
         if reported.contains(&secret.value.as_str()) {
             continue;
         }
         reported.push(&secret.value);
-        let copies = timeline
-            .secrets
-            .iter()
+        // The scan finds a value once per line.
+        let lines = credentials
+            .clone()
             .filter(|s| s.value == secret.value)
             .count();
         let source = &timeline.sources[secret.line.source];
@@ -43,10 +45,10 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
                 secret.kind,
                 secret.redacted,
                 source.name,
-                if copies > 1 {
-                    format!(", {copies} times in all")
-                } else {
-                    String::new()
+                match lines {
+                    1 => String::new(),
+                    2 => " and on 1 other line".to_owned(),
+                    _ => format!(" and on {} other lines", lines - 1),
                 },
             ),
             evidence: vec![quote(timeline, secret)],
