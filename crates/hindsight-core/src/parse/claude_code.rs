@@ -22,6 +22,13 @@ pub(crate) const SHELL_TOOLS: &[&str] = &["Bash", "bash"];
 /// Tool names that poll a background shell's output.
 pub(crate) const POLL_TOOLS: &[&str] = &["BashOutput", "TaskOutput"];
 
+/// Tool names that stop a background shell (and what runs in it).
+pub(crate) const KILL_TOOLS: &[&str] = &["KillShell", "KillBash", "TaskStop"];
+
+/// The command a stopped background shell is recorded as: `KillShell ID`
+/// (the timeline classifies it as a kill).
+pub const KILL_SHELL: &str = "KillShell";
+
 #[derive(Default)]
 struct State {
     parsed: Parsed,
@@ -199,6 +206,22 @@ impl State {
                 },
             );
             self.commands.insert(id, event);
+        } else if KILL_TOOLS.contains(&name) {
+            // Stopping a background shell: a kill of whatever it runs.
+            let shell = input
+                .and_then(|i| i.get("shell_id").or_else(|| i.get("bash_id")))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            self.push(
+                span,
+                EventKind::Command {
+                    text: format!("{KILL_SHELL} {shell}"),
+                    actor,
+                    prompt_host: None,
+                    time,
+                    background: false,
+                },
+            );
         } else if POLL_TOOLS.contains(&name) {
             let shell = input
                 .and_then(|i| {

@@ -217,6 +217,10 @@ pub enum EventKind {
     },
     /// A line of a server log.
     Log(LogLine),
+    /// A server log pasted into a transcript outside any command's output
+    /// (a chat turn that quotes a log, a raw log appended after a session):
+    /// the span's lines, to be read as a log of this format.
+    PastedLog { format: Format },
     /// A line no rule of the format explains; kept so nothing is lost.
     Unrecognized,
 }
@@ -242,11 +246,30 @@ pub fn detect(text: &str) -> Format {
     }
     let mut log_lines = 0usize;
     let mut transcript_marks = 0usize;
+    // A transcript's own structure: turn markers, commands at prompts,
+    // shell fences, the terminal rendering's tool calls and results. A
+    // transcript quotes log lines in its outputs, often many more than its
+    // own lines, so its structure decides before any count of log lines.
+    let mut turns = 0usize;
+    let mut prompts = 0usize;
+    let mut shell_fences = 0usize;
+    let mut tui = 0usize;
     // Votes per engine, in `Engine` order.
     let mut votes = [0usize; 7];
     for line in head.lines().take(400) {
         let trimmed = line.trim_start();
-        if pasted::is_message_marker(trimmed) || pasted::prompt(line).is_some() {
+        let turn = pasted::is_message_marker(trimmed);
+        let command =
+            pasted::prompt(line).is_some_and(|(_, start)| !line[start..].trim().is_empty());
+        turns += usize::from(turn);
+        prompts += usize::from(command);
+        tui += usize::from(
+            trimmed.starts_with('⎿') || trimmed.starts_with(['⏺', '●']) && trimmed.contains('('),
+        );
+        shell_fences += usize::from(trimmed.strip_prefix("```").is_some_and(|lang| {
+            matches!(lang.trim(), "bash" | "sh" | "shell" | "console" | "zsh")
+        }));
+        if turn || command {
             transcript_marks += 1;
         }
         let stripped = logline::strip_ansi(trimmed);
@@ -260,7 +283,11 @@ pub fn detect(text: &str) -> Format {
             }
         }
     }
-    if log_lines > 0 && log_lines >= transcript_marks * 4 {
+    let structured =
+        tui > 0 || turns >= 2 || prompts >= 2 || turns >= 1 && (prompts + shell_fences) >= 1;
+    if structured {
+        Format::PastedText
+    } else if log_lines > 0 && log_lines >= transcript_marks * 4 {
         Format::of_engine(log_engine_of(&votes))
     } else {
         Format::PastedText
@@ -369,6 +396,32 @@ pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
             },
         );
     }
+    parsed
+}
+
+/// Parses a log pasted inside a transcript (a [`EventKind::PastedLog`]
+/// span of `source`) with the parser of `format`; its events keep spans
+/// into the transcript. Reading problems are the transcript's own.
+pub fn parse_region(source: &Source, id: SourceId, region: Span, format: Format) -> Parsed {
+    let Some(text) = source.text.get(region.start..region.end) else {
+        return Parsed::default();
+    };
+    let piece = Source {
+        name: source.name.clone(),
+        text: text.to_owned(),
+        format: Some(format),
+        invalid_utf8_at: None,
+        condensed: None,
+    };
+    let mut parsed = parse(&piece, id, format);
+    for event in &mut parsed.events {
+        event.span = Span::new(
+            id,
+            event.span.start + region.start,
+            event.span.end + region.start,
+        );
+    }
+    parsed.diagnostics.clear();
     parsed
 }
 

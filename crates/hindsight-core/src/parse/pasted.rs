@@ -1,28 +1,42 @@
-//! Pasted chat and terminal text: `[msg N]` dumps, `Human:`/`Assistant:`
-//! turns, fenced code blocks and terminal captures with shell prompts.
+//! Pasted chat and terminal text: `[msg N]` dumps, role-labelled turns
+//! (`Human:`, `**Assistant:**`, `## User`, `ChatGPT said:`), Markdown chat
+//! exports with commands in fences, terminal captures with shell prompts,
+//! and Claude Code's terminal rendering (`⏺ Bash(…)`, `⎿`).
 //!
-//! Pasted text has no schema, so this parser recognises a few line shapes and
-//! keeps everything else: a prompt line (`$ cmd`, `user@host:~$ cmd`) starts a
-//! command; the lines after it, up to the next prompt, message marker or
-//! closing fence, are its output; other lines are prose of the current message.
+//! Pasted text has no schema, so this parser recognises line shapes and
+//! keeps everything else:
+//! - a prompt line (`$ cmd`, `user@host:~$ cmd`) starts a command; the
+//!   lines after it, up to the next prompt, turn marker or closing fence,
+//!   are its output;
+//! - a shell fence without prompts (```` ```bash ````) holds a command (the
+//!   fence's lines, as one script); its output is the next bare or
+//!   `text`/`output` fence, or an indented block after an `Output:` label,
+//!   before the next command or assistant turn (a user's turn may paste it);
+//! - a Claude Code tool call is `⏺ Bash(cmd)` (hard-wrapped at the terminal
+//!   width, maybe with a `timeout: 10m` annotation after it) and its output
+//!   the `⎿` block under it;
+//! - other lines are prose of the current turn, except runs of server-log
+//!   lines outside any output: those are a log pasted into the transcript
+//!   ([`EventKind::PastedLog`]), read as a log so its server is known.
 
-use super::{Actor, Event, EventKind, Parsed, Role};
+use super::{Actor, Event, EventKind, Format, Parsed, Role};
 use crate::diagnostic::Diagnostic;
 use crate::re::regex;
 use crate::source::{Span, lines_with_offsets};
 
 regex!(
-    MARKER,
-    r"(?i-u)^(?:\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?|#{0,3}\s*\**(human|assistant|user|ai)\**:)"
-);
-regex!(
     PROMPT,
     r"^(?-u:(?:\([\w.-]+\)\s+)?)(?:\[?(?-u:([\w.-]+@[\w.-]+))(?::[^\t\n\x0B\x0C\r $#]*|(?-u:\s+)[^\]\t\n\x0B\x0C\r ]+\])?(?-u:\s?)[$#]|\$)(?:(?-u:\s)(.*))?$"
 );
+regex!(
+    MSG_MARKER,
+    r"(?i-u)^\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?"
+);
 
-/// Whether a line starts a message (`[msg 12] assistant`, `Human:`, `**Assistant**:`).
+/// Whether a line starts a turn (`[msg 12] assistant`, `Human:`,
+/// `**Assistant:**`, `## User`, `ChatGPT said:`).
 pub fn is_message_marker(line: &str) -> bool {
-    MARKER.as_ref().is_some_and(|re| re.is_match(line))
+    marker(line).is_some()
 }
 
 /// A shell prompt line: the host it names (if any) and where the command
@@ -34,6 +48,130 @@ pub fn prompt(line: &str) -> Option<(Option<String>, usize)> {
         captures.get(1).map(|m| m.as_str().to_owned()),
         command_start,
     ))
+}
+
+/// The glyph Claude Code puts before tool calls and replies (macOS, Linux).
+const TUI_GLYPHS: &[char] = &['⏺', '●'];
+
+/// Glyphs of Claude Code's spinner status line (`✻ Thinking… (12s · …)`).
+const SPINNER_GLYPHS: &[char] = &['✢', '✳', '✶', '✻', '✽', '·', '*', '✺', '◐', '◓', '◑', '◒'];
+
+/// `⏺ Bash(cmd…` → (`Bash`, `cmd…`); the tool name must be capitalised.
+fn tui_tool(trimmed: &str) -> Option<(&str, &str)> {
+    let trimmed = trimmed.trim_start_matches('`');
+    let rest = trimmed.trim_start_matches(TUI_GLYPHS).trim_start();
+    let open = rest.find('(')?;
+    let name = &rest[..open];
+    let valid = !name.is_empty()
+        && name.len() <= 40
+        && name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == ' ');
+    (valid && (trimmed.starts_with(TUI_GLYPHS) || name == "Bash"))
+        .then(|| (name, &rest[open + 1..]))
+}
+
+/// Where a `Bash(` call's argument ends: the byte index of its closing
+/// parenthesis (quotes respected), if the text holds it.
+fn closing_paren(text: &str) -> Option<usize> {
+    let mut depth = 1i32;
+    let mut single = false;
+    let mut double = false;
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' if !single => escaped = true,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '(' if !single && !double => depth += 1,
+            ')' if !single && !double => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Joins a tool call's hard-wrapped lines. A wrap at a space loses the
+/// space (the copy trims it), so the pieces join with one; a wrap inside a
+/// word happens only on a full line, as wide as the terminal (`width`: the
+/// widest line of the rendering), and joins without one, unless what
+/// follows starts a new word anyway (a flag, an operator).
+fn join_wrapped(pieces: &[&str], width: usize) -> String {
+    let mut joined = String::new();
+    for (index, piece) in pieces.iter().enumerate() {
+        let text = if index == 0 {
+            *piece
+        } else {
+            piece.trim_start()
+        };
+        if index > 0 {
+            let previous = pieces[index - 1];
+            let full = previous.chars().count() >= width;
+            let new_word = text.starts_with(['-', '|', '&', '>', '<', ';', '(', '\'', '"'])
+                || previous.ends_with([' ', ';', '|', '&']);
+            if !full || new_word {
+                joined.push(' ');
+            }
+        }
+        joined.push_str(text);
+    }
+    joined
+}
+
+/// Fence languages that hold shell commands.
+const SHELL_LANGUAGES: &[&str] = &[
+    "bash",
+    "sh",
+    "shell",
+    "zsh",
+    "console",
+    "terminal",
+    "shellscript",
+    "shell-session",
+    "shellsession",
+    "powershell",
+    "pwsh",
+    "ps1",
+    "cmd",
+    "bat",
+    "fish",
+    "commandline",
+];
+
+/// Fence languages that hold what a command printed.
+const OUTPUT_LANGUAGES: &[&str] = &[
+    "",
+    "text",
+    "txt",
+    "output",
+    "log",
+    "logs",
+    "plaintext",
+    "plain",
+    "stdout",
+    "stderr",
+    "none",
+    "ansi",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fence {
+    /// Commands at prompts, with their output, read as a terminal capture.
+    Prompts,
+    /// Output of the command waiting for it.
+    Output(usize),
+    /// Anything else (code, config, a quoted log): kept, not commands.
+    Other,
 }
 
 struct OpenCommand {
@@ -51,284 +189,658 @@ struct TuiOutput {
     is_error: bool,
 }
 
-/// The glyph Claude Code puts before tool calls and replies (macOS, Linux).
-const TUI_GLYPHS: &[char] = &['⏺', '●'];
-
-/// `⏺ Bash(cmd…` → (`Bash`, `cmd…`); the tool name must be capitalised.
-fn tui_tool(trimmed: &str) -> Option<(&str, &str)> {
-    let rest = trimmed.trim_start_matches(TUI_GLYPHS).trim_start();
-    let open = rest.find('(')?;
-    let name = &rest[..open];
-    let valid = !name.is_empty()
-        && name.len() <= 40
-        && name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == ' ');
-    (valid && (trimmed.starts_with(TUI_GLYPHS) || name == "Bash"))
-        .then(|| (name, &rest[open + 1..]))
-}
-
-/// Whether a wrapped `Bash(…)` call is complete: its parentheses balance.
-fn parens_closed(text: &str) -> bool {
-    let mut depth = 1i32;
-    let mut single = false;
-    let mut double = false;
-    for c in text.chars() {
-        match c {
-            '\'' if !double => single = !single,
-            '"' if !single => double = !double,
-            '(' if !single && !double => depth += 1,
-            ')' if !single && !double => depth -= 1,
-            _ => {}
-        }
-    }
-    depth <= 0
-}
-
 /// Parses pasted text into message, prose, command and output events.
 pub fn parse(text: &str, source: usize) -> Parsed {
-    let mut parsed = Parsed::default();
-    let mut role = Role::Unknown;
-    let mut open: Option<OpenCommand> = None;
-    let mut in_fence = false;
-    // Claude Code's terminal rendering changes what `> ` and indents mean.
+    let lines: Vec<(usize, &str)> = lines_with_offsets(text).collect();
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
-    let mut tui_mode = head.contains('⎿') || head.contains("⏺ ");
-    let mut skipping_results = false;
-    let mut lines = lines_with_offsets(text).peekable();
+    let mut parser = Parser {
+        text,
+        source,
+        lines: &lines,
+        parsed: Parsed::default(),
+        role: Role::Unknown,
+        open: None,
+        fence: None,
+        tui_mode: head.contains('⎿') || head.contains("⏺ "),
+        skipping_results: false,
+        awaiting_output: None,
+        tui_prose: None,
+        width: lines
+            .iter()
+            .map(|(_, line)| line.trim_end().chars().count())
+            .max()
+            .unwrap_or(0),
+        last_background: None,
+    };
+    parser.run();
+    let mut parsed = parser.parsed;
+    mark_pasted_logs(text, &mut parsed);
+    parsed
+}
 
-    while let Some((offset, line)) = lines.next() {
-        let span = Span::new(source, offset, offset + line.len());
+struct Parser<'t> {
+    text: &'t str,
+    source: usize,
+    lines: &'t [(usize, &'t str)],
+    parsed: Parsed,
+    role: Role,
+    open: Option<OpenCommand>,
+    /// The fence the current line is in.
+    fence: Option<Fence>,
+    /// Claude Code's terminal rendering changes what `> ` and indents mean.
+    tui_mode: bool,
+    /// Inside the result block of a non-shell tool (`Read`, `Update`).
+    skipping_results: bool,
+    /// A command from a prompt-less shell fence, waiting for its output
+    /// (the next bare fence or `Output:` block).
+    awaiting_output: Option<usize>,
+    /// An assistant reply of the terminal rendering whose wrapped lines
+    /// may go on (event index).
+    tui_prose: Option<usize>,
+    /// The terminal's width, as the widest line of the rendering shows it.
+    width: usize,
+    /// The latest command run in the background, whose output a poll
+    /// (`BashOutput`) shows later.
+    last_background: Option<usize>,
+}
+
+impl Parser<'_> {
+    fn push(&mut self, span: Span, kind: EventKind) -> usize {
+        self.parsed.events.push(Event { span, kind });
+        self.parsed.events.len() - 1
+    }
+
+    fn line_span(&self, index: usize) -> Span {
+        let (offset, line) = self.lines[index];
+        Span::new(self.source, offset, offset + line.len())
+    }
+
+    fn actor(&self) -> Actor {
+        if self.role == Role::User {
+            Actor::Human
+        } else {
+            Actor::Agent
+        }
+    }
+
+    fn run(&mut self) {
+        let mut index = 0;
+        while index < self.lines.len() {
+            index = self.line(index);
+        }
+        self.close();
+    }
+
+    /// Reads the line at `index` (and any it consumes); returns the next.
+    fn line(&mut self, index: usize) -> usize {
+        let (offset, line) = self.lines[index];
+        let span = self.line_span(index);
         let trimmed = line.trim_start();
 
-        if trimmed.starts_with("```") {
-            close(&mut parsed, &mut open);
-            in_fence = !in_fence;
-            continue;
+        if let Some(language) = fence_language(trimmed) {
+            return self.fence_line(index, language);
         }
-        if let Some((name, rest)) = tui_tool(trimmed) {
-            close(&mut parsed, &mut open);
-            tui_mode = true;
-            if name != "Bash" {
-                // Read, Update, Task…: not shell commands; skip their results.
-                skipping_results = true;
-                continue;
+        if self.fence.is_none()
+            && let Some((name, rest)) = tui_tool(trimmed)
+        {
+            return self.tui_call(index, name, rest);
+        }
+        if self.tui_mode
+            && self.fence.is_none()
+            && let Some(next) = self.tui_line(index)
+        {
+            return next;
+        }
+        self.tui_prose = None;
+        if let Some(fence) = self.fence
+            && marker(trimmed).is_none()
+        {
+            return self.fenced_line(index, fence);
+        }
+        if let Some((number, marker_role, marker_end)) = marker(trimmed) {
+            self.close();
+            self.fence = None;
+            self.role = marker_role;
+            if marker_role != Role::User {
+                // An assistant's turn: a command of its own comes next.
+                self.awaiting_output = None;
             }
-            skipping_results = false;
-            let mut command = rest.to_owned();
-            let mut end = offset + line.len();
-            let mut joined = 0;
-            // The UI hard-wraps long commands at the terminal width and keeps
-            // the spaces at the break, so the lines join without adding any.
-            while !parens_closed(&command) && joined < 200 {
-                let Some((next_offset, next)) = lines.next() else {
-                    break;
-                };
-                command.push_str(next.trim_start());
-                end = next_offset + next.len();
-                joined += 1;
+            self.push(
+                span,
+                EventKind::Message {
+                    index: number,
+                    role: marker_role,
+                },
+            );
+            // `Assistant: Starting the server.` carries prose on the marker line.
+            let rest_start = offset + (line.len() - trimmed.len()) + marker_end;
+            let rest = &self.text[rest_start..span.end];
+            let leading = rest.len() - rest.trim_start().len();
+            if !rest.trim().is_empty() {
+                let role = self.role;
+                self.push(
+                    Span::new(self.source, rest_start + leading, span.end),
+                    EventKind::Prose { role, text: None },
+                );
             }
-            let command = command.trim_end();
-            let command = command.strip_suffix(')').unwrap_or(command).to_owned();
-            let event = parsed.events.len();
-            parsed.events.push(Event {
-                span: Span::new(source, offset, end),
-                kind: EventKind::Command {
-                    text: command,
+            return index + 1;
+        }
+        if let Some((prompt_host, command_start)) = prompt(line) {
+            return self.prompt_command(index, prompt_host, command_start);
+        }
+        if let Some(command) = self.open.as_mut().filter(|o| o.tui.is_none()) {
+            // Output runs to the next prompt or marker; blank lines inside it
+            // belong to it, but leading ones do not.
+            if !line.trim().is_empty() {
+                command.output = Some(command.output.map_or(span, |o| o.cover(span)));
+            }
+            return index + 1;
+        }
+        if line.trim().is_empty() {
+            return index + 1;
+        }
+        // `Output:` then an indented block or a fence, for a command
+        // waiting for it: the label is not prose.
+        if let Some(command) = self.awaiting_output
+            && is_output_label(trimmed)
+        {
+            let mut end = index + 1;
+            while end < self.lines.len()
+                && (self.lines[end].1.starts_with("    ") || self.lines[end].1.starts_with('\t'))
+            {
+                end += 1;
+            }
+            if end > index + 1 {
+                let first = self.line_span(index + 1);
+                let last = self.line_span(end - 1);
+                self.push_output(command, first.cover(last), None, None, false);
+                self.awaiting_output = None;
+                return end;
+            }
+            return index + 1;
+        }
+        let role = self.role;
+        self.push(span, EventKind::Prose { role, text: None });
+        index + 1
+    }
+
+    /// A line inside a fence.
+    fn fenced_line(&mut self, index: usize, fence: Fence) -> usize {
+        let (_, line) = self.lines[index];
+        let span = self.line_span(index);
+        match fence {
+            Fence::Output(command) => self.extend_output(command, span, line),
+            Fence::Prompts => {
+                if let Some((prompt_host, command_start)) = prompt(line) {
+                    return self.prompt_command(index, prompt_host, command_start);
+                }
+                if let Some(command) = self.open.as_mut() {
+                    if !line.trim().is_empty() {
+                        command.output = Some(command.output.map_or(span, |o| o.cover(span)));
+                    }
+                } else if !line.trim().is_empty() {
+                    self.push(span, EventKind::Unrecognized);
+                }
+            }
+            Fence::Other => {
+                if !line.trim().is_empty() {
+                    self.push(span, EventKind::Unrecognized);
+                }
+            }
+        }
+        index + 1
+    }
+
+    fn fence_line(&mut self, index: usize, language: &str) -> usize {
+        self.close();
+        self.tui_prose = None;
+        if self.fence.take().is_some() {
+            // A closing fence.
+            return index + 1;
+        }
+        let language = language.to_ascii_lowercase();
+        let end = self.fence_end(index);
+        let inner = index + 1..end;
+        let has_prompts = inner.clone().any(|i| {
+            prompt(self.lines[i].1).is_some_and(|(_, start)| start < self.lines[i].1.len())
+        });
+        let shell = SHELL_LANGUAGES.contains(&language.as_str());
+        if has_prompts {
+            self.fence = Some(Fence::Prompts);
+            self.awaiting_output = None;
+            return index + 1;
+        }
+        if shell {
+            // The fence is one command (a script): its lines run in order.
+            return self.fenced_command(index, end);
+        }
+        if let Some(command) = self.awaiting_output
+            && OUTPUT_LANGUAGES.contains(&language.as_str())
+        {
+            self.awaiting_output = None;
+            self.fence = Some(Fence::Output(command));
+            return index + 1;
+        }
+        self.fence = Some(Fence::Other);
+        index + 1
+    }
+
+    /// The index of the fence closing the one opened at `open` (or the
+    /// end of the text).
+    fn fence_end(&self, open: usize) -> usize {
+        let marker = &self.lines[open].1.trim_start()[..3];
+        (open + 1..self.lines.len())
+            .find(|&i| self.lines[i].1.trim_start().starts_with(marker))
+            .unwrap_or(self.lines.len())
+    }
+
+    /// A shell fence without prompts: its lines are one command; its output
+    /// comes after it, if anywhere.
+    fn fenced_command(&mut self, open: usize, end: usize) -> usize {
+        let lines: Vec<&str> = (open + 1..end)
+            .map(|i| self.lines[i].1)
+            .filter(|l| {
+                let t = l.trim();
+                !t.is_empty() && !t.starts_with('#')
+            })
+            .collect();
+        let after = (end + 1).min(self.lines.len());
+        if lines.is_empty() {
+            return after;
+        }
+        let text = lines.join("\n");
+        let first = self.line_span(open + 1);
+        let last = self.line_span((end - 1).max(open + 1));
+        // The same script repeated (an export that lists a turn's commands
+        // again at its end) is one action.
+        let repeated = self.parsed.events.iter().rev().take(8).any(
+            |e| matches!(&e.kind, EventKind::Command { text: previous, .. } if *previous == text),
+        );
+        if repeated {
+            return after;
+        }
+        let actor = self.actor();
+        let event = self.push(
+            first.cover(last),
+            EventKind::Command {
+                text,
+                actor,
+                prompt_host: None,
+                time: None,
+                background: false,
+            },
+        );
+        self.awaiting_output = Some(event);
+        after
+    }
+
+    fn extend_output(&mut self, command: usize, span: Span, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        // The output event for `command` is the last event when it exists.
+        if let Some(Event {
+            span: output,
+            kind: EventKind::Output { command: c, .. },
+        }) = self.parsed.events.last_mut()
+            && *c == command
+        {
+            *output = output.cover(span);
+            return;
+        }
+        self.push_output(command, span, None, None, false);
+    }
+
+    fn push_output(
+        &mut self,
+        command: usize,
+        span: Span,
+        text: Option<String>,
+        exit_code: Option<i32>,
+        is_error: bool,
+    ) {
+        self.push(
+            span,
+            EventKind::Output {
+                command,
+                text,
+                exit_code,
+                is_error,
+            },
+        );
+    }
+
+    fn prompt_command(
+        &mut self,
+        index: usize,
+        prompt_host: Option<String>,
+        command_start: usize,
+    ) -> usize {
+        self.close();
+        self.tui_prose = None;
+        let (offset, line) = self.lines[index];
+        if line[command_start..].trim().is_empty() {
+            return index + 1;
+        }
+        self.awaiting_output = None;
+        let mut command = line[command_start..].to_owned();
+        let mut end = offset + line.len();
+        let mut next = index + 1;
+        // Join continuation lines (`\`, open quotes, a trailing `&&`).
+        while needs_continuation(&command) && next < self.lines.len() && next - index <= 200 {
+            let (next_offset, next_line) = self.lines[next];
+            command.push('\n');
+            command.push_str(next_line.strip_prefix("> ").unwrap_or(next_line));
+            end = next_offset + next_line.len();
+            next += 1;
+        }
+        let actor = self.actor();
+        let event = self.push(
+            Span::new(self.source, offset, end),
+            EventKind::Command {
+                text: command,
+                actor,
+                prompt_host,
+                time: None,
+                background: false,
+            },
+        );
+        self.open = Some(OpenCommand {
+            event,
+            output: None,
+            tui: None,
+        });
+        next
+    }
+
+    /// `⏺ Bash(cmd…)`, wrapped over lines, maybe with an annotation after.
+    fn tui_call(&mut self, index: usize, name: &str, rest: &str) -> usize {
+        self.close();
+        self.tui_mode = true;
+        self.tui_prose = None;
+        self.awaiting_output = None;
+        let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+        if matches!(compact.as_str(), "BashOutput" | "TaskOutput") {
+            // A poll of a background shell: its result is that command's
+            // output, later.
+            self.skipping_results = self.last_background.is_none();
+            if let Some(event) = self.last_background {
+                self.open = Some(OpenCommand {
+                    event,
+                    output: None,
+                    tui: Some(TuiOutput::default()),
+                });
+            }
+            return index + 1;
+        }
+        if matches!(compact.as_str(), "KillShell" | "KillBash") {
+            // `Kill Shell(Kill shell: 3fa44a)`: the background shell stops.
+            let shell = rest
+                .trim_end()
+                .trim_end_matches(')')
+                .rsplit([' ', ':'])
+                .next()
+                .unwrap_or("")
+                .to_owned();
+            let span = self.line_span(index);
+            self.push(
+                span,
+                EventKind::Command {
+                    text: format!("{} {shell}", super::claude_code::KILL_SHELL),
                     actor: Actor::Agent,
                     prompt_host: None,
                     time: None,
                     background: false,
                 },
-            });
-            open = Some(OpenCommand {
-                event,
-                output: None,
-                tui: Some(TuiOutput::default()),
-            });
-            continue;
+            );
+            self.skipping_results = true;
+            return index + 1;
         }
-        if tui_mode {
-            let result = trimmed.strip_prefix('⎿').map(str::trim_start);
-            if let Some(tui) = open
-                .as_mut()
-                .and_then(|o| o.tui.as_mut().map(|t| (o.output, t)))
-            {
-                let (output, output_text) = tui;
-                // Results start with `⎿`; their further lines are indented.
-                let continues = output.is_some() && line.starts_with("     ");
-                if let Some(text_line) = result.or(continues.then_some(trimmed)) {
-                    if let Some(collapsed) = text_line
-                        .strip_prefix("… +")
-                        .and_then(|r| r.split_whitespace().next())
-                    {
-                        parsed.diagnostics.push(Diagnostic::info(
-                            source,
-                            Some(line_number(text, offset)),
-                            format!("{collapsed} output lines were collapsed in the paste; the agent saw them, this analysis cannot"),
-                        ));
-                    } else {
-                        if output_text.text.is_empty() {
-                            let (code, error) = tui_exit_code(text_line);
-                            output_text.exit_code = code;
-                            output_text.is_error = error;
-                        }
-                        if !output_text.text.is_empty() {
-                            output_text.text.push('\n');
-                        }
-                        output_text.text.push_str(text_line);
-                    }
-                    if let Some(command) = open.as_mut() {
-                        command.output = Some(command.output.map_or(span, |o| o.cover(span)));
-                    }
-                    continue;
-                }
-            } else if skipping_results && (result.is_some() || line.starts_with("     ")) {
-                continue;
+        if name != "Bash" {
+            // Read, Update, Task…: not shell commands; skip their results.
+            self.skipping_results = true;
+            return index + 1;
+        }
+        self.skipping_results = false;
+        let (offset, line) = self.lines[index];
+        let mut pieces = vec![line.trim_end()];
+        let mut joined_to = index;
+        let mut text = rest.to_owned();
+        while closing_paren(&text).is_none()
+            && joined_to + 1 < self.lines.len()
+            && joined_to - index < 200
+        {
+            joined_to += 1;
+            let next = self.lines[joined_to].1;
+            if next.trim_start().starts_with('⎿') || next.trim().is_empty() {
+                joined_to -= 1;
+                break;
             }
-            if let Some(reply) = trimmed.strip_prefix(TUI_GLYPHS) {
-                close(&mut parsed, &mut open);
-                skipping_results = false;
-                let start = offset + (line.len() - reply.trim_start().len());
-                if !reply.trim().is_empty() {
-                    parsed.events.push(Event {
-                        span: Span::new(source, start, span.end),
-                        kind: EventKind::Prose {
-                            role: Role::Assistant,
-                            text: None,
-                        },
-                    });
-                }
-                continue;
-            }
-            if let Some(prompt_text) = line.strip_prefix("> ").or_else(|| line.strip_prefix("❯ "))
-            {
-                close(&mut parsed, &mut open);
-                skipping_results = false;
-                role = Role::User;
-                parsed.events.push(Event {
-                    span,
-                    kind: EventKind::Message { index: None, role },
-                });
-                let start = offset + (line.len() - prompt_text.len());
-                parsed.events.push(Event {
-                    span: Span::new(source, start, span.end),
-                    kind: EventKind::Prose { role, text: None },
-                });
-                continue;
+            pieces.push(next.trim_end());
+            text = rest.to_owned();
+            let joined = join_wrapped(&pieces, self.width);
+            if let Some(at) = joined.find('(') {
+                text = joined[at + 1..].to_owned();
             }
         }
-        if let Some((index, marker_role, marker_end)) = marker(trimmed) {
-            close(&mut parsed, &mut open);
-            in_fence = false;
-            role = marker_role;
-            parsed.events.push(Event {
-                span,
-                kind: EventKind::Message { index, role },
-            });
-            // `Assistant: Starting the server.` carries prose on the marker line.
-            let rest_start = offset + (line.len() - trimmed.len()) + marker_end;
-            let rest = &text[rest_start..span.end];
-            let leading = rest.len() - rest.trim_start().len();
-            if !rest.trim().is_empty() {
-                parsed.events.push(Event {
-                    span: Span::new(source, rest_start + leading, span.end),
-                    kind: EventKind::Prose { role, text: None },
-                });
-            }
-            continue;
-        }
-        if let Some((prompt_host, command_start)) = prompt(line) {
-            close(&mut parsed, &mut open);
-            if line[command_start..].trim().is_empty() {
-                continue;
-            }
-            let mut command = line[command_start..].to_owned();
-            let mut end = offset + line.len();
-            // Join continuation lines (`\`, open quotes, a trailing `&&`).
-            let mut joined = 0;
-            while needs_continuation(&command) && joined < 200 {
-                let Some((next_offset, next)) = lines.next() else {
-                    break;
-                };
-                command.push('\n');
-                command.push_str(next.strip_prefix("> ").unwrap_or(next));
-                end = next_offset + next.len();
-                joined += 1;
-            }
-            let event = parsed.events.len();
-            parsed.events.push(Event {
-                span: Span::new(source, offset, end),
-                kind: EventKind::Command {
-                    text: command,
-                    actor: if role == Role::User {
-                        Actor::Human
-                    } else {
-                        Actor::Agent
-                    },
-                    prompt_host,
-                    time: None,
-                    background: false,
-                },
-            });
-            open = Some(OpenCommand {
-                event,
-                output: None,
-                tui: None,
-            });
-            continue;
-        }
-        if let Some(command) = open.as_mut().filter(|o| o.tui.is_none()) {
-            // Output runs to the next prompt or marker; blank lines inside it
-            // belong to it, but trailing blank lines are trimmed on close.
-            if !line.trim().is_empty() {
-                command.output = Some(match command.output {
-                    Some(output) => output.cover(span),
-                    None => span,
-                });
-            } else if command.output.is_none() {
-                // Leading blank lines are not output.
-            }
-            continue;
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        parsed.events.push(Event {
-            span,
-            kind: if in_fence {
-                EventKind::Unrecognized
-            } else {
-                EventKind::Prose { role, text: None }
+        let command = match closing_paren(&text) {
+            Some(at) => text[..at].to_owned(),
+            None => text.trim_end().to_owned(),
+        };
+        let (end_offset, end_line) = self.lines[joined_to];
+        let background = command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&");
+        let event = self.push(
+            Span::new(self.source, offset, end_offset + end_line.len()),
+            EventKind::Command {
+                text: command,
+                actor: Actor::Agent,
+                prompt_host: None,
+                time: None,
+                background,
             },
+        );
+        if background {
+            self.last_background = Some(event);
+        }
+        self.open = Some(OpenCommand {
+            event,
+            output: None,
+            tui: Some(TuiOutput::default()),
         });
+        joined_to + 1
     }
-    close(&mut parsed, &mut open);
-    parsed
+
+    /// A line of the terminal rendering outside a tool call's first line:
+    /// a result line, a reply, a user prompt, a status line. `None` when
+    /// it is none of these.
+    fn tui_line(&mut self, index: usize) -> Option<usize> {
+        let (offset, line) = self.lines[index];
+        let span = self.line_span(index);
+        let trimmed = line.trim_start();
+        let result = trimmed.strip_prefix('⎿').map(str::trim_start);
+        if let Some(open) = self.open.as_mut()
+            && let Some(tui) = open.tui.as_mut()
+        {
+            // Results start with `⎿`; their further lines are indented.
+            let continues = open.output.is_some() && line.starts_with("     ");
+            if let Some(text_line) = result.or(continues.then_some(trimmed)) {
+                open.output = Some(open.output.map_or(span, |o| o.cover(span)));
+                let event = open.event;
+                if let Some(collapsed) = text_line
+                    .strip_prefix("… +")
+                    .and_then(|r| r.split_whitespace().next())
+                {
+                    let line_number = line_number(self.text, offset);
+                    self.parsed.diagnostics.push(Diagnostic::info(
+                        self.source,
+                        Some(line_number),
+                        format!("{collapsed} output lines were collapsed in the paste; the agent saw them, this analysis cannot"),
+                    ));
+                } else if text_line.starts_with("Running in the background") {
+                    if let Some(Event {
+                        kind: EventKind::Command { background, .. },
+                        ..
+                    }) = self.parsed.events.get_mut(event)
+                    {
+                        *background = true;
+                    }
+                    self.last_background = Some(event);
+                } else if !is_ui_line(text_line) {
+                    if tui.text.is_empty() {
+                        let (code, error) = tui_exit_code(text_line);
+                        tui.exit_code = code;
+                        tui.is_error = error;
+                    }
+                    if !tui.text.is_empty() {
+                        tui.text.push('\n');
+                    }
+                    tui.text.push_str(text_line);
+                }
+                return Some(index + 1);
+            }
+        } else if result.is_some() || self.skipping_results && line.starts_with("     ") {
+            // A result block of no shell call (a panel, a non-shell tool).
+            self.tui_prose = None;
+            self.skipping_results = true;
+            return Some(index + 1);
+        }
+        // The spinner's status line and the panel under it (todos, tips).
+        if is_status_line(trimmed) {
+            self.close();
+            self.tui_prose = None;
+            self.skipping_results = true;
+            return Some(index + 1);
+        }
+        if let Some(reply) = trimmed.trim_start_matches('`').strip_prefix(TUI_GLYPHS) {
+            self.close();
+            self.skipping_results = false;
+            let start = offset + (line.len() - reply.trim_start().len());
+            self.tui_prose = None;
+            if !reply.trim().is_empty() {
+                let event = self.push(
+                    Span::new(self.source, start, span.end),
+                    EventKind::Prose {
+                        role: Role::Assistant,
+                        text: None,
+                    },
+                );
+                self.tui_prose = Some(event);
+            }
+            return Some(index + 1);
+        }
+        // A reply's wrapped lines are indented under it.
+        if let Some(event) = self.tui_prose
+            && line.starts_with("  ")
+            && !line.trim().is_empty()
+        {
+            if let Some(prose) = self.parsed.events.get_mut(event) {
+                prose.span = prose.span.cover(span);
+            }
+            return Some(index + 1);
+        }
+        if let Some(prompt_text) = line.strip_prefix("> ").or_else(|| line.strip_prefix("❯ ")) {
+            self.close();
+            self.skipping_results = false;
+            self.tui_prose = None;
+            self.role = Role::User;
+            self.push(
+                span,
+                EventKind::Message {
+                    index: None,
+                    role: Role::User,
+                },
+            );
+            let start = offset + (line.len() - prompt_text.len());
+            self.push(
+                Span::new(self.source, start, span.end),
+                EventKind::Prose {
+                    role: Role::User,
+                    text: None,
+                },
+            );
+            return Some(index + 1);
+        }
+        None
+    }
+
+    fn close(&mut self) {
+        if let Some(OpenCommand {
+            event,
+            output: Some(span),
+            tui,
+        }) = self.open.take()
+        {
+            let (text, exit_code, is_error) = match tui {
+                Some(tui) => (Some(tui.text), tui.exit_code, tui.is_error),
+                None => (None, None, false),
+            };
+            self.push_output(event, span, text, exit_code, is_error);
+        }
+    }
 }
 
-fn close(parsed: &mut Parsed, open: &mut Option<OpenCommand>) {
-    if let Some(OpenCommand {
-        event,
-        output: Some(span),
-        tui,
-    }) = open.take()
-    {
-        let (text, exit_code, is_error) = match tui {
-            Some(tui) => (Some(tui.text), tui.exit_code, tui.is_error),
-            None => (None, None, false),
-        };
-        parsed.events.push(Event {
-            span,
-            kind: EventKind::Output {
-                command: event,
-                text,
-                exit_code,
-                is_error,
-            },
-        });
-    }
+/// ```` ```lang ```` or `~~~lang` → the language (empty when none).
+fn fence_language(trimmed: &str) -> Option<&str> {
+    let rest = trimmed
+        .strip_prefix("```")
+        .or_else(|| trimmed.strip_prefix("~~~"))?;
+    let rest = rest.trim_start_matches(['`', '~']);
+    Some(
+        rest.split(|c: char| c.is_whitespace() || c == '{' || c == ',')
+            .next()
+            .unwrap_or(""),
+    )
+}
+
+/// `Output:`, `**Result:**`, `输出：`: a label before a command's output.
+fn is_output_label(trimmed: &str) -> bool {
+    let bare = trimmed
+        .trim_matches(|c: char| c == '*' || c == '_' || c == '#' || c.is_whitespace())
+        .trim_end_matches([':', '：'])
+        .trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace())
+        .to_ascii_lowercase();
+    trimmed.len() < 60
+        && (trimmed.contains(':') || trimmed.contains('：'))
+        && matches!(
+            bare.as_str(),
+            "output"
+                | "result"
+                | "results"
+                | "response"
+                | "stdout"
+                | "console output"
+                | "terminal output"
+                | "command output"
+                | "输出"
+                | "结果"
+        )
+}
+
+/// Claude Code's own words inside a result block, not the command's output.
+fn is_ui_line(text: &str) -> bool {
+    let t = text.trim();
+    t == "Waiting…"
+        || t == "Running…"
+        || t.contains("ctrl+b to run in background")
+        || t.starts_with("Tip: ")
+        || (t.starts_with('(')
+            && t.ends_with(')')
+            && t.len() <= 16
+            && t[1..t.len() - 1].split(' ').all(|part| {
+                part.len() > 1
+                    && part.ends_with(['s', 'm', 'h'])
+                    && part[..part.len() - 1].chars().all(|c| c.is_ascii_digit())
+            }))
+}
+
+/// `✻ Thinking… (12s · ↓ 1.2k tokens)`, `* Forging… (esc to interrupt)`.
+fn is_status_line(trimmed: &str) -> bool {
+    trimmed.starts_with(SPINNER_GLYPHS)
+        && trimmed.contains('…')
+        && (trimmed.contains("(esc to interrupt")
+            || trimmed.contains(" tokens")
+            || trimmed.contains("ctrl+")
+            || trimmed.ends_with(')'))
 }
 
 /// `Error: Exit code 1` / `Exit code 1` on a result's first line.
@@ -346,20 +858,111 @@ fn line_number(text: &str, offset: usize) -> u32 {
     u32::try_from(before.iter().filter(|&&b| b == b'\n').count() + 1).unwrap_or(u32::MAX)
 }
 
+/// A turn marker: `[msg 3] assistant`, `Human:` / `Assistant: text`,
+/// `**User:**`, `**Assistant**:`, `## User`, `### Assistant | 12:00`,
+/// `_**User**_`, `User:` / `ChatGPT:`, `You said:` / `ChatGPT said:`.
+/// Returns the message number, the role and where the marker ends.
 fn marker(line: &str) -> Option<(Option<u64>, Role, usize)> {
-    let captures = MARKER.as_ref()?.captures(line)?;
-    let end = captures.get(0).map_or(0, |m| m.end());
-    let index = captures.get(1).and_then(|m| m.as_str().parse().ok());
-    let role_word = captures
-        .get(2)
-        .or_else(|| captures.get(3))
-        .map(|m| m.as_str().to_ascii_lowercase());
-    let role = match role_word.as_deref() {
-        Some("user" | "human") => Role::User,
-        Some("assistant" | "ai") => Role::Assistant,
-        _ => Role::Unknown,
+    if let Some(captures) = MSG_MARKER.as_ref().and_then(|re| re.captures(line)) {
+        let end = captures.get(0).map_or(0, |m| m.end());
+        let index = captures.get(1).and_then(|m| m.as_str().parse().ok());
+        let role = captures.get(2).map_or(Role::Unknown, |m| {
+            role_of(&m.as_str().to_ascii_lowercase()).unwrap_or(Role::Unknown)
+        });
+        return Some((index, role, end));
+    }
+    // Decorations: a heading's `#`s, bold or italic markers.
+    let heading = line.starts_with('#');
+    let body = line.trim_start_matches('#');
+    if heading && (line.len() - body.len() > 4 || !body.starts_with(' ')) {
+        return None;
+    }
+    let body_start = line.len() - body.trim_start().len();
+    let body = body.trim_start();
+    let decoration = |c: char| c == '*' || c == '_';
+    let word_start = body_start + (body.len() - body.trim_start_matches(decoration).len());
+    let decorated = word_start > body_start;
+    let rest = &line[word_start..];
+    let word_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+        .unwrap_or(rest.len());
+    let word = rest[..word_len].to_ascii_lowercase();
+    if word.is_empty() {
+        return None;
+    }
+    let mut after = &rest[word_len..];
+    // `ChatGPT said:`, `You said:`.
+    if let Some(said) = after.strip_prefix(" said") {
+        after = said;
+    }
+    // Closing decoration and the colon, in either order (`**User:**`,
+    // `**User**:`), then what follows on the line.
+    let mut colon = false;
+    let mut tail = after;
+    loop {
+        if let Some(t) = tail.strip_prefix(decoration) {
+            tail = t;
+        } else if let Some(t) = tail.strip_prefix(':') {
+            if colon {
+                break;
+            }
+            colon = true;
+            tail = t;
+        } else {
+            break;
+        }
+    }
+    let end = line.len() - tail.len();
+    let rest_of_line = tail.trim();
+    let role = if heading || decorated {
+        role_of(&word).or_else(|| heading_role(&word))?
+    } else {
+        // A bare `Word:` only for the words chat dumps use, with a colon.
+        if !colon {
+            return None;
+        }
+        match word.as_str() {
+            "human" | "user" | "you" | "assistant" | "ai" | "chatgpt" | "claude" | "gemini"
+            | "copilot" => role_of(&word)?,
+            _ => return None,
+        }
     };
-    Some((index, role, end))
+    // A heading or bold marker stands alone or carries a time
+    // (`### Assistant | 2025-01-01T12:00`, `## Claude (12:20 UTC)`);
+    // prose after it needs the colon form.
+    if (heading || decorated)
+        && !colon
+        && !rest_of_line.is_empty()
+        && !rest_of_line.starts_with(['|', '(', '['])
+    {
+        return None;
+    }
+    let end = if !colon && (heading || decorated) {
+        line.len()
+    } else {
+        end
+    };
+    Some((None, role, end))
+}
+
+/// The role of a speaker's name.
+fn role_of(word: &str) -> Option<Role> {
+    match word {
+        "user" | "human" | "you" | "me" | "prompt" => Some(Role::User),
+        "assistant" | "ai" | "chatgpt" | "claude" | "gemini" | "copilot" | "cursor" | "codex"
+        | "bot" => Some(Role::Assistant),
+        "system" | "tool" => Some(Role::Unknown),
+        _ => None,
+    }
+}
+
+/// Further speaker names only a heading or bold marker makes a turn.
+fn heading_role(word: &str) -> Option<Role> {
+    match word {
+        "model" | "agent" | "response" | "answer" => Some(Role::Assistant),
+        "question" | "request" => Some(Role::User),
+        _ => None,
+    }
 }
 
 /// Whether a command line goes on to the next line.
@@ -386,6 +989,112 @@ fn needs_continuation(command: &str) -> bool {
     single || double || escaped
 }
 
+/// Runs of server-log lines kept as prose or fence lines (outside any
+/// output): at least this many log lines make a pasted log.
+const PASTED_LOG_LINES: usize = 3;
+
+/// Replaces stretches of prose and unrecognised lines that are server-log
+/// lines with one [`EventKind::PastedLog`] each: a log quoted in a chat turn
+/// or appended after a session is read as a log, not as what someone said.
+/// A stretch runs from one log line to the last before two lines in a row
+/// that are not (a traceback's bare lines stay inside it).
+fn mark_pasted_logs(text: &str, parsed: &mut Parsed) {
+    let events = std::mem::take(&mut parsed.events);
+    let is_candidate = |e: &Event| {
+        matches!(
+            e.kind,
+            EventKind::Unrecognized | EventKind::Prose { text: None, .. }
+        )
+    };
+    let log: Vec<bool> = events
+        .iter()
+        .map(|e| is_candidate(e) && is_log_line(text.get(e.span.start..e.span.end).unwrap_or("")))
+        .collect();
+    // Stretches (first, last) of candidate events, by index.
+    let mut stretches: Vec<(usize, usize)> = Vec::new();
+    let mut index = 0;
+    while index < events.len() {
+        if !log[index] {
+            index += 1;
+            continue;
+        }
+        let first = index;
+        let mut last = index;
+        let mut count = 1;
+        let mut next = index + 1;
+        while next < events.len() && is_candidate(&events[next]) {
+            if log[next] {
+                last = next;
+                count += 1;
+            } else if !(next + 1 < events.len() && log[next + 1]) {
+                break;
+            }
+            next += 1;
+        }
+        if count >= PASTED_LOG_LINES {
+            stretches.push((first, last));
+        }
+        index = last + 1;
+    }
+    if stretches.is_empty() {
+        parsed.events = events;
+        return;
+    }
+    let mut kept: Vec<Event> = Vec::with_capacity(events.len());
+    // Output events refer to commands by index: renumber them.
+    let mut new_index: Vec<usize> = Vec::with_capacity(events.len());
+    let mut stretches = stretches.into_iter().peekable();
+    let mut events = events.into_iter().enumerate().peekable();
+    while let Some((index, event)) = events.next() {
+        match stretches.peek().copied() {
+            Some((first, last)) if index == first => {
+                stretches.next();
+                let mut span = event.span;
+                new_index.push(kept.len());
+                while events.peek().is_some_and(|(i, _)| *i <= last) {
+                    if let Some((_, inner)) = events.next() {
+                        span = span.cover(inner.span);
+                        new_index.push(kept.len());
+                    }
+                }
+                let region = text.get(span.start..span.end).unwrap_or("");
+                let format = match super::detect(region) {
+                    format if format.is_log() => format,
+                    _ => Format::ServerLog,
+                };
+                kept.push(Event {
+                    span,
+                    kind: EventKind::PastedLog { format },
+                });
+            }
+            _ => {
+                new_index.push(kept.len());
+                kept.push(event);
+            }
+        }
+    }
+    for event in &mut kept {
+        if let EventKind::Output { command, .. } = &mut event.kind {
+            *command = new_index.get(*command).copied().unwrap_or(*command);
+        }
+    }
+    parsed.events = kept;
+}
+
+/// Whether one line reads as a server-log line: an engine's prefix, a
+/// lifecycle template, or a timestamp before a level.
+fn is_log_line(line: &str) -> bool {
+    let stripped = super::logline::strip_ansi(line.trim());
+    if stripped.is_empty() {
+        return false;
+    }
+    let classified = super::logline::classify(&stripped);
+    classified.signal.is_some()
+        || classified.rank.is_some()
+        || classified.time.is_some()
+        || super::logline::engine_hint(&stripped).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,9 +1111,13 @@ mod tests {
                 } => {
                     format!("cmd {text} @{prompt_host:?}")
                 }
-                EventKind::Output { command, .. } => {
-                    format!("out of {command}: {}", &text[e.span.start..e.span.end])
-                }
+                EventKind::Output {
+                    command, text: out, ..
+                } => match out {
+                    Some(out) => format!("out of {command}: {out}"),
+                    None => format!("out of {command}: {}", &text[e.span.start..e.span.end]),
+                },
+                EventKind::PastedLog { format } => format!("log {}", format.name()),
                 EventKind::Log(_) | EventKind::Unrecognized => "other".to_owned(),
             })
             .collect()
@@ -412,7 +1125,7 @@ mod tests {
 
     #[test]
     fn patterns_compile() {
-        assert!(MARKER.is_some() && PROMPT.is_some());
+        assert!(MSG_MARKER.is_some() && PROMPT.is_some());
     }
 
     #[test]
@@ -445,15 +1158,19 @@ mod tests {
 
     #[test]
     fn claude_code_terminal_rendering() {
-        let text = "> start the server\n\n⏺ I'll launch it.\n\n⏺ Bash(ssh gpu1 'nohup python -m sglang.launch_server --model-path /models/some-long-directory-na\n      me/app --port 30000 > /x.log 2>&1 &')\n  ⎿  (No content)\n\n⏺ Read(notes.md)\n  ⎿  Read 24 lines\n\n● Bash(curl -s localhost:30000/health)\n  ⎿  Error: Exit code 7\n     curl: (7) Failed to connect\n     … +42 lines (ctrl+r to expand)\n";
-        let parsed = parse(text, 0);
-        let k = kinds(text);
+        // The first call is wrapped inside a word on a full line.
+        let first = "⏺ Bash(ssh gpu1 'nohup python -m sglang.launch_server --model-path /models/a/some-long-directory-nam";
+        let text = format!(
+            "> start the server\n\n⏺ I'll launch it.\n\n{first}\n      e/app --port 30000 > /x.log 2>&1 &')\n  ⎿  (No content)\n\n⏺ Read(notes.md)\n  ⎿  Read 24 lines\n\n● Bash(curl -s localhost:30000/health)\n  ⎿  Error: Exit code 7\n     curl: (7) Failed to connect\n     … +42 lines (ctrl+r to expand)\n"
+        );
+        let parsed = parse(&text, 0);
+        let k = kinds(&text);
         assert_eq!(k[0], "msg None");
         assert_eq!(k[1], "prose start the server");
         assert_eq!(k[2], "prose I'll launch it.");
         assert_eq!(
             k[3],
-            "cmd ssh gpu1 'nohup python -m sglang.launch_server --model-path /models/some-long-directory-name/app --port 30000 > /x.log 2>&1 &' @None"
+            "cmd ssh gpu1 'nohup python -m sglang.launch_server --model-path /models/a/some-long-directory-name/app --port 30000 > /x.log 2>&1 &' @None"
         );
         let outputs: Vec<_> = parsed
             .events
@@ -486,6 +1203,40 @@ mod tests {
     }
 
     #[test]
+    fn wrapped_calls_keep_the_space_a_wrap_took_and_annotations_stay_out() {
+        let text = "● Bash(cd /srv/app && nohup uvicorn api:app --host 0.0.0.0 --workers 4 --log-level\n      info --port 8000 > api.log 2>&1 &) timeout: 10m\n  ⎿  Running in the background (↓ to manage)\n⏺ The backend is starting in the background now; next I will check that its port answers before I\n  go on.\n";
+        let parsed = parse(text, 0);
+        let command = parsed.events.iter().find_map(|e| match &e.kind {
+            EventKind::Command {
+                text, background, ..
+            } => Some((text.clone(), *background)),
+            _ => None,
+        });
+        assert_eq!(
+            command,
+            Some((
+                "cd /srv/app && nohup uvicorn api:app --host 0.0.0.0 --workers 4 --log-level info --port 8000 > api.log 2>&1 &"
+                    .to_owned(),
+                true
+            ))
+        );
+    }
+
+    #[test]
+    fn status_lines_and_their_panels_are_not_output() {
+        let text = "● Bash(taskkill //F //IM node.exe 2>&1 | head -5)\n  ⎿  SUCCESS: killed 4520\n     (3s)\n     ctrl+b to run in background\n\n* Forging… (esc to interrupt · ctrl+t to hide todos)\n  ⎿  ☒ Fix the build\n     ☐ Test it\n";
+        let outputs: Vec<String> = parse(text, 0)
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Output { text, .. } => text.clone(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(outputs, ["SUCCESS: killed 4520"]);
+    }
+
+    #[test]
     fn role_labels_and_fences() {
         let text = "Human: start it\n\nAssistant: Starting.\n```bash\n$ nvidia-smi\nNo running processes found\n```\nDone.\n";
         let k = kinds(text);
@@ -496,5 +1247,71 @@ mod tests {
         assert_eq!(k[4], "cmd nvidia-smi @None");
         assert_eq!(k[5], "out of 4: No running processes found");
         assert_eq!(k[6], "prose Done.");
+    }
+
+    #[test]
+    fn markdown_chat_turns_with_fenced_commands_and_outputs() {
+        let text = "**User:** bring up vllm on 8011\n\n**Assistant:** Launching it:\n\n```bash\nnohup vllm serve m \\\n  --port 8011 > v.log 2>&1 &\n```\n\nOutput:\n```\n[1] 4242\n```\n\n## User\n\nnow check it\n\n### Assistant\n\n```sh\ncurl -s localhost:8011/v1/models\n```\n\n**User:** I ran it and got:\n\n```\ncurl: (7) Failed to connect to localhost port 8011\n```\n\nChatGPT said:\nIt is serving now.\n";
+        let k = kinds(text);
+        assert_eq!(
+            k,
+            [
+                "msg None",
+                "prose bring up vllm on 8011",
+                "msg None",
+                "prose Launching it:",
+                "cmd nohup vllm serve m \\\n  --port 8011 > v.log 2>&1 & @None",
+                "out of 4: [1] 4242",
+                "msg None",
+                "prose now check it",
+                "msg None",
+                "cmd curl -s localhost:8011/v1/models @None",
+                "msg None",
+                "prose I ran it and got:",
+                "out of 9: curl: (7) Failed to connect to localhost port 8011",
+                "msg None",
+                "prose It is serving now.",
+            ]
+        );
+    }
+
+    #[test]
+    fn turn_markers_and_lines_that_are_not() {
+        for (line, role) in [
+            ("**User:** hi", Role::User),
+            ("**Assistant**: ok", Role::Assistant),
+            ("## User", Role::User),
+            ("### Assistant | 2025-01-01T12:00:00.000Z", Role::Assistant),
+            ("_**User**_", Role::User),
+            ("You said:", Role::User),
+            ("ChatGPT said:", Role::Assistant),
+            ("Human: start", Role::User),
+            ("## Claude (12:20 UTC)", Role::Assistant),
+            ("### ASSISTANT", Role::Assistant),
+        ] {
+            assert_eq!(marker(line).map(|m| m.1), Some(role), "{line}");
+        }
+        for line in [
+            "Model: Llama-3.1-70B",
+            "## User guide",
+            "**Note:** the server",
+            "User-Agent: curl/8.0",
+            "Assistantship",
+            "## Assistant tools overview",
+        ] {
+            assert_eq!(marker(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_log_pasted_after_a_session_is_read_as_a_log() {
+        let text = "> start sglang\n⏺ Bash(nohup python -m sglang.launch_server --port 30001 > s.log 2>&1 &)\n  ⎿  (No content)\n⏺ It's starting.\n\n[2026-02-11 22:35:07 TP0] Load weight begin. avail mem=78.50 GB\n[2026-02-11 22:35:40 TP0] Load weight end. type=Qwen2ForCausalLM\n[2026-02-11 22:36:10 TP0] Capture cuda graph end. Time elapsed: 20 s\n[2026-02-11 22:36:12] INFO:     Uvicorn running on http://0.0.0.0:30001 (Press CTRL+C to quit)\n";
+        let k = kinds(text);
+        assert_eq!(
+            k.last().map(String::as_str),
+            Some("log sglang-log"),
+            "{k:?}"
+        );
+        assert!(k.contains(&"prose It's starting.".to_owned()), "{k:?}");
     }
 }

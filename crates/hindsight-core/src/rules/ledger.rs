@@ -102,7 +102,8 @@ pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
         return view;
     };
     for checkpoint in observers(timeline, server) {
-        view.looks += 1;
+        // Later looks; the launch's own output is not one.
+        view.looks += usize::from(server.launch != Some(checkpoint.id));
         for check in &checkpoint.port_checks {
             if check.port != Some(port) {
                 continue;

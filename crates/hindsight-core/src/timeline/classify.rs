@@ -68,7 +68,11 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         "mvn" | "gradle" | "./gradlew" | "gradlew" | "./mvnw" | "mvnw" => {
             return CheckpointKind::Build;
         }
-        "kill" | "pkill" | "killall" | "skill" => return CheckpointKind::Kill,
+        "kill" | "pkill" | "killall" | "skill" | "taskkill" | "Stop-Process" | "stop-process" => {
+            return CheckpointKind::Kill;
+        }
+        // A background shell stopped by the agent's tool (Claude Code).
+        crate::parse::claude_code::KILL_SHELL => return CheckpointKind::Kill,
         "fuser" if argv.iter().any(|a| a == "-k" || a.starts_with("-k")) => {
             return CheckpointKind::Kill;
         }

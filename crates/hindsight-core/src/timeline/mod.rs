@@ -772,17 +772,43 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
         ..Timeline::default()
     };
 
+    // Logs pasted inside transcripts, read with their engine's parser.
+    let mut pasted: Vec<(SourceId, Format, Parsed)> = Vec::new();
     for (source_id, (format, _, parsed)) in parsed.iter_mut().enumerate() {
         if format.is_log() {
             continue;
         }
         let events = std::mem::take(&mut parsed.events);
+        for event in &events {
+            if let EventKind::PastedLog { format } = event.kind {
+                let log =
+                    crate::parse::parse_region(sources[source_id], source_id, event.span, format);
+                pasted.push((source_id, format, log));
+            }
+        }
         collect_checkpoints(&mut timeline, sources[source_id], *format, events);
     }
     // Logs' events are still read (linking, windows).
     let parsed = &parsed[..];
     create_servers(&mut timeline);
-    link_logs(&mut timeline, sources, parsed);
+    let mut logs: Vec<LogInput> = parsed
+        .iter()
+        .enumerate()
+        .filter(|(_, (format, _, _))| format.is_log())
+        .map(|(source, (format, _, log))| LogInput {
+            source,
+            format: *format,
+            parsed: log,
+            name: Some(sources[source].name.as_str()),
+        })
+        .collect();
+    logs.extend(pasted.iter().map(|(source, format, log)| LogInput {
+        source: *source,
+        format: *format,
+        parsed: log,
+        name: None,
+    }));
+    link_logs(&mut timeline, &logs);
     attribute_observations(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
     timeline.secrets = secrets::scan(sources);
@@ -828,6 +854,10 @@ fn locate_windows(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Forma
         let (Some(log), Some(path)) = (server.log_source, server.log_path.clone()) else {
             continue;
         };
+        // A log pasted in a transcript is not the file the agent read.
+        if !timeline.sources[log].format.is_log() {
+            continue;
+        }
         let reads_window = server.observed_by.iter().any(|&id| {
             matches!(
                 timeline.checkpoints[id].reads(&path),
@@ -1085,7 +1115,7 @@ fn collect_checkpoints(
                 checkpoint.exit_code = exit_code.or(checkpoint.exit_code);
                 checkpoint.is_error |= is_error;
             }
-            EventKind::Log(_) | EventKind::Unrecognized => {}
+            EventKind::Log(_) | EventKind::Unrecognized | EventKind::PastedLog { .. } => {}
         }
     }
     for checkpoint in &mut timeline.checkpoints[first..] {
@@ -1183,7 +1213,41 @@ fn is_request_failure(line: &str) -> bool {
 }
 
 fn create_servers(timeline: &mut Timeline) {
+    let mut became_launches = Vec::new();
     for checkpoint in &timeline.checkpoints {
+        // A program the agent ran in the background that then bound a
+        // port (or is named as a server) is a launch of a server, whatever
+        // the program.
+        if !matches!(
+            checkpoint.kind,
+            CheckpointKind::Launch | CheckpointKind::Kill | CheckpointKind::Build
+        ) && let Some((port, program)) = background_server(checkpoint)
+        {
+            let id = timeline.servers.len();
+            timeline.servers.push(Server {
+                id,
+                engine: Engine::Unknown,
+                host: checkpoint.host.clone(),
+                flags: ServerSettings::default(),
+                settings: ServerSettings {
+                    port,
+                    ..ServerSettings::default()
+                },
+                log_path: checkpoint
+                    .commands
+                    .iter()
+                    .find_map(|c| c.stdout_path())
+                    .map(str::to_owned),
+                launch: Some(checkpoint.id),
+                log_source: None,
+                lifecycle: Lifecycle::new(Engine::Unknown),
+                observed_by: Vec::new(),
+                program: Some(program),
+                program_default_port: None,
+            });
+            became_launches.push(checkpoint.id);
+            continue;
+        }
         for (index, command) in checkpoint.commands.iter().enumerate() {
             // An inference engine, else another long-running server.
             let (engine, settings, program) = match launch_from_command(&command.argv, &command.env)
@@ -1224,28 +1288,86 @@ fn create_servers(timeline: &mut Timeline) {
             });
         }
     }
+    for id in became_launches {
+        timeline.checkpoints[id].kind = CheckpointKind::Launch;
+    }
 }
 
-/// Links each log source to its server: by the redirected path's file name
-/// (a pasted log named like the redirect target counts), else by content
-/// (the only unlinked server of that engine, or the one whose port or model
-/// the log names); a log nobody launched in the transcript becomes a server
-/// of its own.
-fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bool, Parsed)]) {
+/// A command run in the background that serves: its output shows it bound
+/// a port (or said it is ready), or its program is named as a server
+/// (`start_server.py`, `api`, `serve`). The port, when shown, and the
+/// program's name.
+fn background_server(checkpoint: &Checkpoint) -> Option<(Option<u16>, String)> {
+    let background = checkpoint.background || checkpoint.commands.iter().any(|c| c.background);
+    if !background {
+        return None;
+    }
+    let command = checkpoint
+        .commands
+        .iter()
+        .rev()
+        .find(|c| !c.argv.is_empty() && c.program() != "cd")?;
+    let program = command.argv[..command.argv.len().min(2)].join(" ");
+    let bound = checkpoint
+        .seen
+        .iter()
+        .find_map(|line| match &line.log.signal {
+            Some(Signal::Bound { port, .. }) => Some(*port),
+            Some(Signal::Ready { port }) => Some(*port),
+            _ => None,
+        });
+    if let Some(port) = bound {
+        return Some((port, program));
+    }
+    const SERVER_WORDS: &[&str] = &[
+        "serve",
+        "server",
+        "api",
+        "app.py",
+        "web",
+        "dashboard",
+        "gateway",
+        "backend",
+        "frontend",
+    ];
+    let named = command.argv.iter().take(3).any(|word| {
+        let name = word.rsplit('/').next().unwrap_or(word).to_ascii_lowercase();
+        SERVER_WORDS.iter().any(|w| name.contains(w))
+    });
+    named.then_some((None, program))
+}
+
+/// A log to link to a server: a log source, or a log pasted in a
+/// transcript (no name of its own then).
+struct LogInput<'p> {
+    source: SourceId,
+    format: Format,
+    parsed: &'p Parsed,
+    name: Option<&'p str>,
+}
+
+/// Links each log to its server: by the redirected path's file name (a
+/// pasted log named like the redirect target counts), else by content (the
+/// only unlinked server of that engine, or the one whose port or model the
+/// log names); a log nobody launched in the transcript becomes a server of
+/// its own.
+fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
     // First every log whose name matches a launch's redirect, so that the
     // order of the inputs never lets a fallback take another log's server.
-    let mut links: Vec<(usize, Option<usize>)> = Vec::new();
-    for source_id in (0..parsed.len()).filter(|&id| parsed[id].0.is_log()) {
-        let name = &sources[source_id].name;
-        let by_path = timeline.servers.iter().position(|s| {
-            !links.iter().any(|(_, server)| *server == Some(s.id))
-                && s.log_path.as_deref().is_some_and(|p| same_path(p, name))
+    let mut links: Vec<(&LogInput<'_>, Option<usize>)> = Vec::new();
+    for log in logs {
+        let by_path = log.name.and_then(|name| {
+            timeline.servers.iter().position(|s| {
+                !links.iter().any(|(_, server)| *server == Some(s.id))
+                    && s.log_path.as_deref().is_some_and(|p| same_path(p, name))
+            })
         });
-        links.push((source_id, by_path));
+        links.push((log, by_path));
     }
     let mut linked: Vec<usize> = links.iter().filter_map(|(_, s)| *s).collect();
-    for (source_id, link) in links {
-        let log_engine = parsed[source_id].0.log_engine().unwrap_or(Engine::Unknown);
+    for (log, link) in links {
+        let source_id = log.source;
+        let log_engine = log.format.log_engine().unwrap_or(Engine::Unknown);
         let server_id = match link {
             Some(id) => id,
             None => {
@@ -1262,7 +1384,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
                 let chosen = match unlinked.as_slice() {
                     [only] => Some(*only),
                     [] => None,
-                    _ => by_content(timeline, &unlinked, &parsed[source_id].2),
+                    _ => by_content(timeline, &unlinked, log.parsed),
                 };
                 match chosen {
                     Some(id) => id,
@@ -1275,7 +1397,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
                             host: None,
                             settings: ServerSettings::default(),
                             flags: ServerSettings::default(),
-                            log_path: Some(sources[source_id].name.clone()),
+                            log_path: log.name.map(str::to_owned),
                             launch: None,
                             log_source: None,
                             lifecycle: Lifecycle::new(log_engine),
@@ -1290,7 +1412,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
         };
         linked.push(server_id);
         let server = &mut timeline.servers[server_id];
-        let head = head_launch(&parsed[source_id].2);
+        let head = head_launch(log.parsed);
         if server.engine == Engine::Unknown {
             server.engine = match head {
                 Some((engine, _)) if log_engine == Engine::Unknown => *engine,
@@ -1298,7 +1420,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], parsed: &[(Format, bo
             };
         }
         server.log_source = Some(source_id);
-        server.lifecycle = Lifecycle::from_log(server.engine, &parsed[source_id].2);
+        server.lifecycle = Lifecycle::from_log(server.engine, log.parsed);
         // What the command pasted above the log asked for counts as flags;
         // the engine's own dump fills in the rest.
         if let Some((_, flags)) = &server.lifecycle.launch {
@@ -1359,7 +1481,10 @@ fn attribute_observations(timeline: &mut Timeline) {
         let candidates: Vec<usize> = timeline
             .servers
             .iter()
-            .filter(|s| s.launch.is_some_and(|l| l < checkpoint.id))
+            // The launch itself too: a server run in the foreground, or
+            // polled in the background, prints its start in the launch's
+            // own output.
+            .filter(|s| s.launch.is_some_and(|l| l <= checkpoint.id))
             .map(|s| s.id)
             .collect();
         if candidates.is_empty() {
