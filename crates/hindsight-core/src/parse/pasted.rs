@@ -26,8 +26,10 @@ use crate::source::{Span, lines_with_offsets};
 
 regex!(
     PROMPT,
-    r"^(?-u:(?:\([\w.-]+\)\s+)?)(?:\[?(?-u:([\w.-]+@[\w.-]+))(?::[^\t\n\x0B\x0C\r $#]*|(?-u:\s+)[^\]\t\n\x0B\x0C\r ]+\])?(?-u:\s?)[$#]|\$)(?:(?-u:\s)(.*))?$"
+    r"^(?:\[?(?-u:([\w.-]+@[\w.-]+))(?::[^\t\n\x0B\x0C\r $#%]*|(?-u:\s+)[^\]\t\n\x0B\x0C\r ]+\]?)?(?-u:\s?)[$#%]|\$)(?:(?-u:\s)(.*))?$"
 );
+// PowerShell's `PS C:\Users\me> cmd` (also `PS /home/me> cmd`).
+regex!(PS_PROMPT, r"^PS (?:[A-Za-z]:\\|/)[^>\t\n]*> ?(.*)$");
 regex!(
     MSG_MARKER,
     r"(?i-u)^\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?"
@@ -42,8 +44,45 @@ pub fn is_message_marker(line: &str) -> bool {
 /// A shell prompt line: the host it names (if any) and where the command
 /// starts. The command may be empty: a bare prompt ends the previous output.
 pub fn prompt(line: &str) -> Option<(Option<String>, usize)> {
-    let captures = PROMPT.as_ref()?.captures(line)?;
-    let command_start = captures.get(2).map_or(line.len(), |m| m.start());
+    // A virtualenv's or conda's `(name) ` before the prompt, nested too:
+    // `((sglang-0.5.9) ) [me@gpu ~]$`.
+    let mut rest = line;
+    for _ in 0..3 {
+        if !rest.starts_with('(') {
+            break;
+        }
+        let mut depth = 0usize;
+        let mut end = None;
+        for (at, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = Some(at + 1);
+                        break;
+                    }
+                }
+                _ if at > 80 => break,
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            break;
+        };
+        let after = &rest[end..];
+        if !after.starts_with(char::is_whitespace) {
+            break;
+        }
+        rest = after.trim_start();
+    }
+    let skipped = line.len() - rest.len();
+    if let Some(captures) = PS_PROMPT.as_ref().and_then(|re| re.captures(rest)) {
+        let start = captures.get(1).map_or(line.len(), |m| skipped + m.start());
+        return Some((None, start));
+    }
+    let captures = PROMPT.as_ref()?.captures(rest)?;
+    let command_start = captures.get(2).map_or(line.len(), |m| skipped + m.start());
     Some((
         captures.get(1).map(|m| m.as_str().to_owned()),
         command_start,
@@ -211,7 +250,18 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             .max()
             .unwrap_or(0),
         last_background: None,
+        bare_terminal: false,
     };
+    parser.bare_terminal = !parser.tui_mode
+        && !lines.iter().any(|(_, line)| {
+            let trimmed = line.trim_start();
+            marker(trimmed).is_some()
+                || fence_language(trimmed).is_some()
+                || prompt(line).is_some_and(|(_, start)| !line[start..].trim().is_empty())
+        })
+        && lines
+            .iter()
+            .any(|(_, line)| is_bare_command(line.trim_start()));
     parser.run();
     let mut parsed = parser.parsed;
     mark_pasted_logs(text, &mut parsed);
@@ -242,6 +292,9 @@ struct Parser<'t> {
     /// The latest command run in the background, whose output a poll
     /// (`BashOutput`) shows later.
     last_background: Option<usize>,
+    /// A terminal paste with no prompts, turns, fences or tool calls: its
+    /// command lines are told by their first word.
+    bare_terminal: bool,
 }
 
 impl Parser<'_> {
@@ -327,6 +380,11 @@ impl Parser<'_> {
         }
         if let Some((prompt_host, command_start)) = prompt(line) {
             return self.prompt_command(index, prompt_host, command_start);
+        }
+        // A terminal paste without prompts: a command line starts a command.
+        if self.bare_terminal && is_bare_command(trimmed) {
+            let start = line.len() - trimmed.len();
+            return self.prompt_command(index, None, start);
         }
         if let Some(command) = self.open.as_mut().filter(|o| o.tui.is_none()) {
             // Output runs to the next prompt or marker; blank lines inside it
@@ -779,6 +837,101 @@ impl Parser<'_> {
     }
 }
 
+/// Programs whose name starts a command line in a paste without prompts.
+const BARE_PROGRAMS: &[&str] = &[
+    "curl",
+    "wget",
+    "http",
+    "docker",
+    "docker-compose",
+    "podman",
+    "kubectl",
+    "helm",
+    "make",
+    "cmake",
+    "python",
+    "python3",
+    "pip",
+    "pip3",
+    "uv",
+    "conda",
+    "vllm",
+    "sglang",
+    "text-generation-launcher",
+    "llama-server",
+    "llama-cli",
+    "ollama",
+    "trtllm-serve",
+    "nvidia-smi",
+    "ss",
+    "netstat",
+    "lsof",
+    "ps",
+    "pgrep",
+    "kill",
+    "pkill",
+    "killall",
+    "systemctl",
+    "journalctl",
+    "tail",
+    "cat",
+    "grep",
+    "ls",
+    "export",
+    "git",
+    "npm",
+    "npx",
+    "node",
+    "pnpm",
+    "yarn",
+    "sudo",
+    "nohup",
+    "torchrun",
+    "deepspeed",
+    "accelerate",
+    "huggingface-cli",
+    "hf",
+    "free",
+    "df",
+    "nc",
+    "ping",
+    "mpirun",
+    "srun",
+    "bash",
+    "sh",
+];
+
+/// Whether a line of a prompt-less terminal paste is a command: a known
+/// program (after `VAR=value` words) followed by arguments, not prose.
+fn is_bare_command(trimmed: &str) -> bool {
+    let mut words = trimmed.split_whitespace().skip_while(|w| {
+        w.contains('=')
+            && !w.starts_with('-')
+            && w.split('=').next().is_some_and(|k| {
+                k.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            })
+    });
+    let Some(program) = words.next() else {
+        return false;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    if !BARE_PROGRAMS.contains(&program) {
+        return false;
+    }
+    let rest: Vec<&str> = words.collect();
+    let Some(first) = rest.first() else {
+        // A lone program name: `nvidia-smi`, `ps`.
+        return matches!(program, "nvidia-smi" | "ps" | "free" | "df" | "ls");
+    };
+    let argument = first.starts_with('-')
+        || first.contains(['/', '.', '=', ':', '-', '_', '@', '$', '\''])
+        || first.chars().all(|c| c.is_ascii_digit());
+    let sentence =
+        trimmed.ends_with(['.', '?', '!']) && !trimmed.ends_with("..") || rest.len() > 40;
+    (argument || rest.len() <= 6) && !sentence
+}
+
 /// ```` ```lang ```` or `~~~lang` → the language (empty when none).
 fn fence_language(trimmed: &str) -> Option<&str> {
     let rest = trimmed
@@ -1125,7 +1278,7 @@ mod tests {
 
     #[test]
     fn patterns_compile() {
-        assert!(MSG_MARKER.is_some() && PROMPT.is_some());
+        assert!(MSG_MARKER.is_some() && PROMPT.is_some() && PS_PROMPT.is_some());
     }
 
     #[test]
@@ -1234,6 +1387,60 @@ mod tests {
             })
             .collect();
         assert_eq!(outputs, ["SUCCESS: killed 4520"]);
+    }
+
+    #[test]
+    fn a_terminal_paste_without_prompts() {
+        let text = "BUILD_EXTENSIONS=False make install\nmake run-bloom-560m\ncurl 127.0.0.1:8080/generate \\\n    -X POST\ncurl: (7) Failed to connect to 127.0.0.1 port 8080: Connection refused\n";
+        assert_eq!(
+            kinds(text),
+            [
+                "cmd BUILD_EXTENSIONS=False make install @None",
+                "cmd make run-bloom-560m @None",
+                "cmd curl 127.0.0.1:8080/generate \\\n    -X POST @None",
+                "out of 2: curl: (7) Failed to connect to 127.0.0.1 port 8080: Connection refused",
+            ]
+        );
+        assert!(!is_bare_command("make sure the server is up."));
+        assert!(!is_bare_command(
+            "python is the language the server is written in, so it is slow"
+        ));
+    }
+
+    #[test]
+    fn prompts_of_other_shells() {
+        for (line, host, command) in [
+            ("me@box ~ % ollama -v", Some("me@box"), "ollama -v"),
+            (
+                "PS C:\\Users\\me> curl http://localhost:11434/api/version",
+                None,
+                "curl http://localhost:11434/api/version",
+            ),
+            (
+                "((sglang-0.5.9) ) [me@gpu-7 ~]$ python3 -m sglang.launch_server",
+                Some("me@gpu-7"),
+                "python3 -m sglang.launch_server",
+            ),
+            (
+                "(base) root@gpu:~# nvidia-smi",
+                Some("root@gpu"),
+                "nvidia-smi",
+            ),
+            ("$ ls", None, "ls"),
+        ] {
+            let (found, start) = prompt(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(
+                (found.as_deref(), &line[start..]),
+                (host, command),
+                "{line}"
+            );
+        }
+        for line in ["100% complete", "(note) this is prose", "price is 5$"] {
+            assert!(
+                prompt(line).is_none_or(|(_, start)| line[start..].trim().is_empty()),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -616,6 +616,8 @@ pub struct Server {
     pub program: Option<String>,
     /// That program's default port, when its launch gave none.
     pub program_default_port: Option<u16>,
+    /// The outcome of the last request or port listing that reached it.
+    pub last_probe: Option<Outcome>,
 }
 
 impl Server {
@@ -714,6 +716,14 @@ impl Server {
             Some(true)
         } else if self.lifecycle.failure.is_some() {
             Some(false)
+        } else if self.log_source.is_none() {
+            // Without a log, the last request or listing that reached it
+            // tells (an answer: up; refused or not listening: down).
+            match self.last_probe {
+                Some(Outcome::Passed) => Some(true),
+                Some(Outcome::Failed) => Some(false),
+                _ => None,
+            }
         } else {
             None
         }
@@ -810,6 +820,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     }));
     link_logs(&mut timeline, &logs);
     attribute_observations(&mut timeline);
+    probed_servers(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
     timeline.secrets = secrets::scan(sources);
     mark_understood(&mut timeline);
@@ -1244,6 +1255,7 @@ fn create_servers(timeline: &mut Timeline) {
                 observed_by: Vec::new(),
                 program: Some(program),
                 program_default_port: None,
+                last_probe: None,
             });
             became_launches.push(checkpoint.id);
             continue;
@@ -1285,6 +1297,7 @@ fn create_servers(timeline: &mut Timeline) {
                 observed_by: Vec::new(),
                 program: program.as_ref().map(|p| p.program.clone()),
                 program_default_port: program.and_then(|p| p.port.filter(|_| p.default_port)),
+                last_probe: None,
             });
         }
     }
@@ -1404,6 +1417,7 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
                             observed_by: Vec::new(),
                             program: None,
                             program_default_port: None,
+                            last_probe: None,
                         });
                         id
                     }
@@ -1554,6 +1568,152 @@ fn attribute_observations(timeline: &mut Timeline) {
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }
+}
+
+/// Servers the session only probed, and what probes say of all servers: a
+/// request or a port listing on an explicit port of a local or private
+/// host that no launched or logged server answers to is a server of its
+/// own (`curl localhost:8000/v1/models` shows a server the transcript
+/// never started); every server keeps the outcome of the last probe that
+/// reached it.
+fn probed_servers(timeline: &mut Timeline) {
+    for checkpoint_id in 0..timeline.checkpoints.len() {
+        let checkpoint = &timeline.checkpoints[checkpoint_id];
+        let mut found: Vec<(Option<String>, u16, Outcome, Engine)> = Vec::new();
+        for check in &checkpoint.port_checks {
+            let Some(port) = check.port else {
+                continue;
+            };
+            let host = match &check.target {
+                Some(target) if !check.request || is_local(target) => {
+                    if is_loopback(target) {
+                        checkpoint.host.clone()
+                    } else {
+                        Some(target.clone())
+                    }
+                }
+                Some(_) => continue,
+                None => checkpoint.host.clone(),
+            };
+            if check.request && (port == 443 || port == 80 && check.target.is_none()) {
+                continue;
+            }
+            found.push((host, port, check.outcome, probed_engine(checkpoint, port)));
+        }
+        for (host, port, outcome, engine) in found {
+            let here = |server: &Server| {
+                same_host(server.host.as_deref(), host.as_deref())
+                    && server.launch.is_none_or(|l| l <= checkpoint_id)
+            };
+            let known = timeline
+                .servers
+                .iter()
+                .rposition(|s| here(s) && s.port() == Some(port));
+            // A check before the launch on that port (is it free?) is not
+            // a server of its own; nor is a listing that found nothing.
+            let launched_later = timeline.servers.iter().any(|s| {
+                s.launch.is_some_and(|l| l > checkpoint_id)
+                    && same_host(s.host.as_deref(), host.as_deref())
+                    && s.port() == Some(port)
+            });
+            let id = match known {
+                Some(id) => id,
+                None if launched_later
+                    || !is_request(&timeline.checkpoints[checkpoint_id], port)
+                        && outcome != Outcome::Passed =>
+                {
+                    continue;
+                }
+                None => {
+                    let id = timeline.servers.len();
+                    timeline.servers.push(Server {
+                        id,
+                        engine,
+                        host: host.clone(),
+                        settings: ServerSettings {
+                            port: Some(port),
+                            ..ServerSettings::default()
+                        },
+                        flags: ServerSettings::default(),
+                        log_path: None,
+                        launch: None,
+                        log_source: None,
+                        lifecycle: Lifecycle::new(engine),
+                        observed_by: vec![checkpoint_id],
+                        program: None,
+                        program_default_port: None,
+                        last_probe: None,
+                    });
+                    id
+                }
+            };
+            let server = &mut timeline.servers[id];
+            if outcome != Outcome::Unknown {
+                server.last_probe = Some(outcome);
+            }
+        }
+    }
+}
+
+/// Whether a checkpoint sent a request to `port` (not only listed sockets).
+fn is_request(checkpoint: &Checkpoint, port: u16) -> bool {
+    checkpoint
+        .port_checks
+        .iter()
+        .any(|c| c.request && c.port == Some(port))
+}
+
+/// The engine a probed port's answer or address tells: Ollama's port or
+/// API, vLLM's or SGLang's name in the answer.
+fn probed_engine(checkpoint: &Checkpoint, port: u16) -> Engine {
+    let asked_ollama = checkpoint.observations.iter().any(|o| {
+        matches!(o, Observation::Http { url, .. } if url.contains("/api/tags")
+            || url.contains("/api/generate")
+            || url.contains("/api/chat")
+            || url.contains("/api/ps")
+            || url.contains("/api/version"))
+    });
+    if port == 11434 || asked_ollama {
+        return Engine::Ollama;
+    }
+    let answer = checkpoint.seen.output().unwrap_or("");
+    if answer.contains("\"owned_by\":\"vllm\"") || answer.contains("\"owned_by\": \"vllm\"") {
+        Engine::Vllm
+    } else if answer.contains("\"owned_by\":\"sglang\"")
+        || answer.contains("\"owned_by\": \"sglang\"")
+    {
+        Engine::Sglang
+    } else {
+        Engine::Unknown
+    }
+}
+
+/// `localhost`, `127.0.0.1`, `::1`, `0.0.0.0`.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_matches(['[', ']']);
+    host == "localhost" || host.starts_with("127.") || host == "::1" || host == "0.0.0.0"
+}
+
+/// A host of the operator's own network: loopback, a private address, a
+/// bare host name or a `.local`/`.internal` one.
+fn is_local(host: &str) -> bool {
+    let host = host.trim_matches(['[', ']']).to_ascii_lowercase();
+    let private_v4 = {
+        let parts: Vec<u8> = host.split('.').filter_map(|p| p.parse().ok()).collect();
+        parts.len() == 4
+            && (parts[0] == 10
+                || parts[0] == 192 && parts[1] == 168
+                || parts[0] == 172 && (16..=31).contains(&parts[1])
+                || parts[0] == 100 && (64..=127).contains(&parts[1]))
+    };
+    is_loopback(&host)
+        || private_v4
+        || !host.contains('.') && !host.contains(':')
+        || host.ends_with(".local")
+        || host.ends_with(".internal")
+        || host.ends_with(".lan")
+        || host.ends_with(".svc")
+        || host.ends_with(".cluster.local")
 }
 
 /// Compares hosts without the `user@` part; two unknown hosts are the same
