@@ -387,6 +387,12 @@ impl State {
                 .and_then(|r| r.get("exitCode"))
                 .and_then(Value::as_i64)
                 .and_then(|c| i32::try_from(c).ok());
+            // What the poll said of the process (`running`, `completed`,
+            // `failed`): the agent saw it before the output.
+            let stdout = match between(&text, "<status>", "</status>") {
+                Some(status) => format!("<status>{status}</status>\n{stdout}"),
+                None => stdout,
+            };
             self.push(
                 span,
                 EventKind::Output {
@@ -484,7 +490,10 @@ mod tests {
 "#;
         assert_eq!(
             events(text),
-            ["cmd Agent vllm serve m", "out 0 None INFO started"]
+            [
+                "cmd Agent vllm serve m",
+                "out 0 None <status>running</status>\nINFO started"
+            ]
         );
     }
 

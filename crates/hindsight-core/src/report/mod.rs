@@ -201,6 +201,9 @@ pub struct ServerReport {
     pub restarts: u32,
     /// How the earlier runs that showed a failure failed, in log order.
     pub earlier_failures: Vec<FailureReport>,
+    /// The checkpoint whose kill stopped it after its launch (then `ready`
+    /// is false and, unless it failed before, `failure` is that kill).
+    pub stopped_by: Option<usize>,
     /// The last line of its log: where it stopped.
     pub last_line: Option<Evidence>,
     /// The checks a careful operator makes after a launch, and what the
@@ -536,7 +539,23 @@ pub fn build(
                     failure: s
                         .lifecycle
                         .failure
-                        .map(|(kind, span)| failure(kind, span, s.lifecycle.failure_port)),
+                        .map(|(kind, span)| failure(kind, span, s.lifecycle.failure_port))
+                        .or_else(|| {
+                            // Stopped by the agent: killed, by its own hand.
+                            let kill = timeline_ref.checkpoints.get(s.stopped_by?)?;
+                            Some(FailureReport {
+                                kind: crate::parse::FailureKind::Killed.name().to_owned(),
+                                message: b
+                                    .redact(&format!("stopped by the agent: {}", kill.command)),
+                                port: None,
+                                api_port: None,
+                                evidence: b.quoted(
+                                    kill.span,
+                                    kill.decoded.then_some(kill.command.as_str()),
+                                ),
+                            })
+                        }),
+                    stopped_by: s.stopped_by,
                     restarts: u32::try_from(s.lifecycle.earlier_runs.len()).unwrap_or(u32::MAX),
                     earlier_failures: s
                         .lifecycle
@@ -656,10 +675,17 @@ fn summarize(report: &Report) -> Summary {
         .filter(|s| !s.understood)
         .map(|s| s.name.clone())
         .collect();
+    // A server the agent stopped on purpose did not fail.
     let failed: Vec<String> = report
         .servers
         .iter()
         .filter(|s| s.ready == Some(false))
+        .filter(|s| {
+            s.stopped_by.is_none()
+                || s.failure
+                    .as_ref()
+                    .is_some_and(|f| !f.message.starts_with("stopped by the agent"))
+        })
         .map(|s| {
             let how = s.failure.as_ref().map_or_else(String::new, |f| {
                 format!(

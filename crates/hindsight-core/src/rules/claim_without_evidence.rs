@@ -62,14 +62,16 @@ impl Claim {
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
     // A state claimed again later is the same unchecked claim: reported once,
-    // at its first statement after the action.
-    let mut reported: Vec<(usize, Claim)> = Vec::new();
-    timeline
-        .prose
-        .iter()
-        .filter(|prose| prose.role == Role::Assistant)
-        .filter_map(|prose| check(timeline, prose, &mut reported))
-        .collect()
+    // at its first statement after the action, with each later statement
+    // of it cited too (a summary repeating "the server runs fine").
+    let mut reported: Vec<((usize, Claim), usize)> = Vec::new();
+    let mut findings = Vec::new();
+    for prose in timeline.prose.iter().filter(|p| p.role == Role::Assistant) {
+        if let Some(finding) = check(timeline, prose, &mut reported, &mut findings) {
+            findings.push(finding);
+        }
+    }
+    findings
 }
 
 /// What the checks the agent made before the claim say about it.
@@ -85,7 +87,8 @@ enum Support {
 fn check(
     timeline: &Timeline,
     prose: &Prose,
-    reported: &mut Vec<(usize, Claim)>,
+    reported: &mut Vec<((usize, Claim), usize)>,
+    findings: &mut [Finding],
 ) -> Option<Finding> {
     let claims = claims(&prose.said);
     if claims.is_empty() {
@@ -130,9 +133,23 @@ fn check(
             .copied()
             .collect();
         let support = support(claim, &since, server);
-        if support != Support::Shown && !reported.contains(&(action.id, claim)) {
-            reported.push((action.id, claim));
-            unsupported.push((claim, support));
+        if support == Support::Shown {
+            continue;
+        }
+        match reported.iter().find(|(key, _)| *key == (action.id, claim)) {
+            Some(&(_, index)) => {
+                // Said again: one more line of the same finding.
+                if let Some(finding) = findings.get_mut(index) {
+                    let quote = prose.quote();
+                    if !finding.evidence.iter().any(|q| q.span == quote.span) {
+                        finding.evidence.push(quote);
+                    }
+                }
+            }
+            None => {
+                reported.push(((action.id, claim), findings.len()));
+                unsupported.push((claim, support));
+            }
         }
     }
     if unsupported.is_empty() {

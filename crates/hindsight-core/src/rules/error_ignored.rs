@@ -1,24 +1,36 @@
-//! `error-ignored`: a build or install failed in output the agent saw, and
-//! the agent went straight on to stopping or launching servers.
+//! `error-ignored`: the agent saw a step fail and went on as if it had
+//! worked. Three shapes, each judged from what the agent itself saw:
+//! - a build or install failed, and the next step on that host stops or
+//!   launches a server instead of fixing the build;
+//! - a kill failed, and the next step launches a server (the old one may
+//!   still hold the port and the GPUs);
+//! - a server's failure (an out-of-memory error, a traceback, an engine's
+//!   death, a refused connection) was in the agent's view, and what it
+//!   wrote next says the server is up, loaded or progressing.
 
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
-use crate::timeline::{Checkpoint, CheckpointKind, Timeline, same_host};
+use crate::parse::{FailureKind, Role, Signal};
+use crate::timeline::{Checkpoint, CheckpointKind, Outcome, Quote, Timeline, same_host};
 
 pub(super) const RULE: Rule = Rule {
     id: "error-ignored",
-    title: "A failed build was followed by a launch, not a fix",
+    title: "An error the agent saw was followed by acting as if the step had worked",
     severity: Severity::Error,
     why: "A non-zero exit, `error:` or `Traceback` at the end of a build means the \
 new kernel, wheel or binary was not installed, and the server launched next \
 runs whatever was there before, or fails in a way that points away from the \
-build. Moving on from a failed step as if it had worked is how a day of \
-debugging starts.",
+build. A kill that failed leaves the old server holding its port and GPUs. An \
+out-of-memory error or a refused connection in the agent's own view means the \
+server is down, whatever it writes next. Moving on from a failed step as if it \
+had worked is how a day of debugging starts.",
     example: "`pip install -e . --no-build-isolation` ends with `error: command \
 '/usr/local/cuda/bin/nvcc' failed with exit code 1` (exit code 1), and the \
-agent's next command launches the server.",
-    check: "Read the build's own result before moving on: its exit status (with \
+agent's next command launches the server. Or its `tail` of the server log shows \
+`torch.OutOfMemoryError: CUDA out of memory` and it writes \"weights loaded, \
+still warming up\".",
+    check: "Read the step's own result before moving on: its exit status (with \
 `set -o pipefail` when piped through `tail`), the first error in its output, and \
-whether the artifact exists: `pip show PACKAGE && python -c 'import PACKAGE'`.",
+for a server the whole log: `grep -nE 'Error|Traceback|out of memory' LOG | head`.",
     run,
 };
 
@@ -35,65 +47,108 @@ const FAILURE_MARKERS: &[&str] = &[
     "command not found",
 ];
 
+/// Words of a kill that did not happen.
+const KILL_FAILURES: &[&str] = &[
+    "No such process",
+    "no process found",
+    "Operation not permitted",
+    "not found",
+    "Invalid argument",
+    "cannot be killed",
+    "is not running",
+    "ERROR:",
+    "Access is denied",
+];
+
+/// What the agent writes when it takes a server to be progressing.
+const PROGRESS_WORDS: &[&str] = &[
+    "still loading",
+    "still warming",
+    "warming up",
+    "still starting",
+    "still initializing",
+    "still initialising",
+    "making progress",
+    "progressing",
+    "no errors",
+    "looks good",
+    "looks healthy",
+    "loading fine",
+    "going well",
+    "on track",
+];
+
 fn run(timeline: &Timeline) -> Vec<Finding> {
     let mut findings = Vec::new();
-    for build in timeline
-        .checkpoints
-        .iter()
-        .filter(|c| c.kind == CheckpointKind::Build)
-    {
-        let Some(error) = failure(build) else {
-            continue;
-        };
-        // The next action on the same host: a retry or fix is a build or a
-        // look; stopping or launching servers means the failure was passed over.
-        let Some(next) = timeline.checkpoints.iter().find(|c| {
-            c.id > build.id
-                && c.span.source == build.span.source
-                && same_host(c.host.as_deref(), build.host.as_deref())
-        }) else {
-            continue;
-        };
-        if !matches!(next.kind, CheckpointKind::Kill | CheckpointKind::Launch) {
-            continue;
+    for checkpoint in &timeline.checkpoints {
+        if let Some(finding) = failed_build(timeline, checkpoint)
+            .or_else(|| failed_kill(timeline, checkpoint))
+            .or_else(|| failure_then_claim(timeline, checkpoint))
+        {
+            findings.push(finding);
         }
-        let mut evidence = vec![build.command_quote()];
-        evidence.extend(error);
-        evidence.push(next.command_quote());
-        let at = |c: &Checkpoint| c.message.map(|m| format!(" (msg {m})")).unwrap_or_default();
-        let how = match build.exit_code {
-            Some(code) if code != 0 => format!("exited with code {code}"),
-            _ => "printed an error".to_owned(),
-        };
-        findings.push(Finding {
-            rule: RULE.id,
-            severity: RULE.severity,
-            status: CheckStatus::Failed,
-            message: format!(
-                "A build{} {how}, and the agent's next step{} was to {} a server instead of \
-                 fixing or re-checking the build.",
-                at(build),
-                at(next),
-                if next.kind == CheckpointKind::Kill {
-                    "stop"
-                } else {
-                    "launch"
-                },
-            ),
-            evidence,
-            // Re-run it so the pipeline's status is the build's, not `tail`'s.
-            suggestion: on_host(
-                build.host.as_deref(),
-                &format!("set -o pipefail; {}; echo \"exit code: $?\"", build.command),
-            ),
-            server: None,
-        });
     }
     findings
 }
 
+/// The next action on the same host, in the same source.
+fn next_action<'t>(timeline: &'t Timeline, step: &Checkpoint) -> Option<&'t Checkpoint> {
+    timeline.checkpoints.iter().find(|c| {
+        c.id > step.id
+            && c.span.source == step.span.source
+            && same_host(c.host.as_deref(), step.host.as_deref())
+    })
+}
+
+fn at(c: &Checkpoint) -> String {
+    c.message.map(|m| format!(" (msg {m})")).unwrap_or_default()
+}
+
+fn failed_build(timeline: &Timeline, build: &Checkpoint) -> Option<Finding> {
+    if build.kind != CheckpointKind::Build {
+        return None;
+    }
+    let error = failure(build)?;
+    // A retry or fix is a build or a look; stopping or launching servers
+    // means the failure was passed over.
+    let next = next_action(timeline, build)?;
+    if !matches!(next.kind, CheckpointKind::Kill | CheckpointKind::Launch) {
+        return None;
+    }
+    let mut evidence = vec![build.command_quote()];
+    evidence.extend(error);
+    evidence.push(next.command_quote());
+    let how = match build.exit_code {
+        Some(code) if code != 0 => format!("exited with code {code}"),
+        _ => "printed an error".to_owned(),
+    };
+    Some(Finding {
+        rule: RULE.id,
+        severity: RULE.severity,
+        status: CheckStatus::Failed,
+        message: format!(
+            "A build{} {how}, and the agent's next step{} was to {} a server instead of \
+             fixing or re-checking the build.",
+            at(build),
+            at(next),
+            if next.kind == CheckpointKind::Kill {
+                "stop"
+            } else {
+                "launch"
+            },
+        ),
+        evidence,
+        // Re-run it so the pipeline's status is the build's, not `tail`'s.
+        suggestion: on_host(
+            build.host.as_deref(),
+            &format!("set -o pipefail; {}; echo \"exit code: $?\"", build.command),
+        ),
+        server: None,
+    })
+}
+
 /// The evidence that a build failed: its exit code, or an error line.
-fn failure(build: &Checkpoint) -> Option<Option<crate::timeline::Quote>> {
+fn failure(build: &Checkpoint) -> Option<Option<Quote>> {
     let line = build
         .seen
         .iter()
@@ -102,4 +157,139 @@ fn failure(build: &Checkpoint) -> Option<Option<crate::timeline::Quote>> {
         .map(crate::timeline::SeenLine::quote);
     let exited_badly = build.exit_code.is_some_and(|c| c != 0) || build.is_error;
     (exited_badly || line.is_some()).then_some(line)
+}
+
+fn failed_kill(timeline: &Timeline, kill: &Checkpoint) -> Option<Finding> {
+    if kill.kind != CheckpointKind::Kill {
+        return None;
+    }
+    // `pkill` finding nothing exits 1 and is routine before a launch; a
+    // kill that says it could not act is not.
+    let line = kill
+        .seen
+        .iter()
+        .find(|l| KILL_FAILURES.iter().any(|m| l.text.contains(m)))?;
+    let next = next_action(timeline, kill)?;
+    if next.kind != CheckpointKind::Launch {
+        return None;
+    }
+    Some(Finding {
+        rule: RULE.id,
+        severity: RULE.severity,
+        status: CheckStatus::Failed,
+        message: format!(
+            "A kill{} did not go through (its output says so), and the agent's next step{} \
+             launched a server: the old process may still hold the port and the GPUs.",
+            at(kill),
+            at(next),
+        ),
+        evidence: vec![kill.command_quote(), line.quote(), next.command_quote()],
+        suggestion: on_host(
+            kill.host.as_deref(),
+            "ps aux | grep -v grep | grep -E 'vllm|sglang|python|node|uvicorn'; ss -ltnp",
+        ),
+        server: None,
+    })
+}
+
+/// A failure in the agent's view, then prose that takes the server to be
+/// fine: up, loaded or progressing.
+fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding> {
+    let failure = step
+        .seen
+        .iter()
+        .find(|l| {
+            matches!(
+                l.log.signal,
+                Some(Signal::Failure {
+                    kind: FailureKind::OutOfMemory
+                        | FailureKind::Nccl
+                        | FailureKind::AddressInUse
+                        | FailureKind::EngineDied
+                        | FailureKind::Killed
+                        | FailureKind::Exception,
+                    ..
+                })
+            )
+        })
+        .map(crate::timeline::SeenLine::quote)
+        .or_else(|| {
+            // A request refused or timed out: the server does not answer.
+            step.port_checks
+                .iter()
+                .find(|c| c.request && c.outcome == Outcome::Failed)
+                .and_then(|c| c.line.clone())
+        })?;
+    // Only a step about a server: a launch, a look at one, a request.
+    let about_server = timeline
+        .servers
+        .iter()
+        .any(|s| s.observed_by.contains(&step.id) || s.launch == Some(step.id));
+    if !about_server {
+        return None;
+    }
+    let source = step.span.source;
+    let after = step
+        .output
+        .map_or(step.span.end, |o| o.end.max(step.span.end));
+    // The agent's next words, before its next action.
+    let next_action_start = timeline
+        .checkpoints
+        .iter()
+        .find(|c| c.id > step.id && c.span.source == source)
+        .map_or(usize::MAX, |c| c.span.start);
+    let prose = timeline.prose.iter().find(|p| {
+        p.role == Role::Assistant
+            && p.span.source == source
+            && p.span.start >= after
+            && p.span.start < next_action_start
+    })?;
+    let said = prose.said.to_ascii_lowercase();
+    let claims_fine = !crate::claims::claims(&prose.said).is_empty()
+        || PROGRESS_WORDS.iter().any(|w| said.contains(w));
+    // Naming the failure is reading it, not ignoring it.
+    let names_failure = [
+        "error",
+        "fail",
+        "oom",
+        "out of memory",
+        "refused",
+        "crash",
+        "traceback",
+        "died",
+        "dead",
+        "not running",
+        "isn't running",
+        "not up",
+    ]
+    .iter()
+    .any(|w| said.contains(w));
+    if !claims_fine || names_failure {
+        return None;
+    }
+    let server = timeline
+        .servers
+        .iter()
+        .find(|s| s.observed_by.contains(&step.id) || s.launch == Some(step.id));
+    let check = match (
+        server.and_then(|s| s.log_path.as_deref()),
+        server.and_then(|s| s.port()),
+    ) {
+        (Some(log), _) => format!("grep -nE 'Error|Traceback|out of memory' {log} | head -20"),
+        (None, Some(port)) => format!("curl -sS -m 5 http://127.0.0.1:{port}/v1/models"),
+        (None, None) => "read the failing step's whole output before going on".to_owned(),
+    };
+    Some(Finding {
+        rule: RULE.id,
+        severity: RULE.severity,
+        status: CheckStatus::Failed,
+        message: format!(
+            "What the agent saw{} shows the server failing, and what it wrote next takes the \
+             server to be fine.",
+            at(step),
+        ),
+        evidence: vec![step.command_quote(), failure, prose.quote()],
+        suggestion: on_host(step.host.as_deref(), &check),
+        server: server.map(|s| s.id),
+    })
 }

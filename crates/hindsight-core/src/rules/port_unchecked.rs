@@ -105,6 +105,19 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             ),
         )
     };
+    // A server that failed in what was seen: say so, the port check would
+    // only have confirmed it.
+    let (message, evidence) = match server.lifecycle.failure {
+        Some((kind, span)) if server.ready() == Some(false) => {
+            let mut evidence = evidence;
+            evidence.push(span.into());
+            (
+                format!("{message} The server had already failed ({}).", kind.name()),
+                evidence,
+            )
+        }
+        _ => (message, evidence),
+    };
     Some(Finding {
         rule: RULE.id,
         severity,

@@ -70,8 +70,18 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             c.observations
                 .iter()
                 .any(|o| matches!(o, Observation::Processes { .. }))
+                || c.background && server.launch == Some(c.id)
         })
         .find_map(|checkpoint| {
+            // A background shell polled by the agent's tool: its status
+            // says the process runs (`<status>running</status>`).
+            if checkpoint.background {
+                return checkpoint
+                    .seen
+                    .iter()
+                    .find(|line| line.text.trim() == "<status>running</status>")
+                    .map(|line| (checkpoint, line));
+            }
             let words = engine_words(server);
             let filtered_by_engine = checkpoint.commands.iter().any(|c| {
                 matches!(c.program(), "grep" | "egrep" | "pgrep")

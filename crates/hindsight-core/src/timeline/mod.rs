@@ -618,6 +618,8 @@ pub struct Server {
     pub program_default_port: Option<u16>,
     /// The outcome of the last request or port listing that reached it.
     pub last_probe: Option<Outcome>,
+    /// The agent's kill that stopped it after its launch, if one did.
+    pub stopped_by: Option<usize>,
 }
 
 impl Server {
@@ -714,7 +716,7 @@ impl Server {
     pub fn ready(&self) -> Option<bool> {
         if self.lifecycle.ready && !self.lifecycle.failure_ends_server() {
             Some(true)
-        } else if self.lifecycle.failure.is_some() {
+        } else if self.lifecycle.failure.is_some() || self.stopped_by.is_some() {
             Some(false)
         } else if self.log_source.is_none() {
             // Without a log, the last request or listing that reached it
@@ -821,6 +823,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     link_logs(&mut timeline, &logs);
     attribute_observations(&mut timeline);
     probed_servers(&mut timeline);
+    mark_stopped(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
     timeline.secrets = secrets::scan(sources);
     mark_understood(&mut timeline);
@@ -1256,6 +1259,7 @@ fn create_servers(timeline: &mut Timeline) {
                 program: Some(program),
                 program_default_port: None,
                 last_probe: None,
+                stopped_by: None,
             });
             became_launches.push(checkpoint.id);
             continue;
@@ -1298,6 +1302,7 @@ fn create_servers(timeline: &mut Timeline) {
                 program: program.as_ref().map(|p| p.program.clone()),
                 program_default_port: program.and_then(|p| p.port.filter(|_| p.default_port)),
                 last_probe: None,
+                stopped_by: None,
             });
         }
     }
@@ -1418,6 +1423,7 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
                             program: None,
                             program_default_port: None,
                             last_probe: None,
+                            stopped_by: None,
                         });
                         id
                     }
@@ -1643,6 +1649,7 @@ fn probed_servers(timeline: &mut Timeline) {
                         program: None,
                         program_default_port: None,
                         last_probe: None,
+                        stopped_by: None,
                     });
                     id
                 }
@@ -1650,6 +1657,104 @@ fn probed_servers(timeline: &mut Timeline) {
             let server = &mut timeline.servers[id];
             if outcome != Outcome::Unknown {
                 server.last_probe = Some(outcome);
+            }
+        }
+    }
+}
+
+/// Marks the servers the agent's own kills stopped: a kill after a launch
+/// that names the server (its program or a pattern of its command, its
+/// port, its shell job or pid, its container), or that stops a background
+/// shell (the latest server run in one), and whose output does not say it
+/// failed.
+fn mark_stopped(timeline: &mut Timeline) {
+    const FAILED: &[&str] = &[
+        "No such process",
+        "no process found",
+        "Operation not permitted",
+        "Invalid argument",
+        "cannot be killed",
+        "is not running",
+        "Access is denied",
+        "not found",
+    ];
+    for kill in &timeline.checkpoints {
+        if kill.kind != CheckpointKind::Kill
+            || kill
+                .seen
+                .iter()
+                .any(|l| FAILED.iter().any(|f| l.text.contains(f)))
+        {
+            continue;
+        }
+        let running: Vec<usize> = timeline
+            .servers
+            .iter()
+            .filter(|s| {
+                s.launch.is_some_and(|l| l < kill.id)
+                    && s.stopped_by.is_none()
+                    && same_host(s.host.as_deref(), kill.host.as_deref())
+            })
+            .map(|s| s.id)
+            .collect();
+        let mut stopped: Vec<usize> = Vec::new();
+        for command in kill
+            .commands
+            .iter()
+            .filter(|c| crate::timeline::classify::kind_of(c) == CheckpointKind::Kill)
+        {
+            let program = command.program();
+            let targets: Vec<&str> = command.argv[1..]
+                .iter()
+                .map(String::as_str)
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            if program == crate::parse::claude_code::KILL_SHELL {
+                // The latest server run in a background shell.
+                if let Some(&id) = running.iter().rev().find(|&&id| {
+                    timeline.servers[id]
+                        .launch
+                        .is_some_and(|l| timeline.checkpoints[l].background)
+                }) {
+                    stopped.push(id);
+                }
+                continue;
+            }
+            for &id in &running {
+                let server = &timeline.servers[id];
+                let Some(launch) = server.launch.map(|l| &timeline.checkpoints[l]) else {
+                    continue;
+                };
+                let port = server.port();
+                let hit = targets.iter().any(|t| {
+                    let t = t.trim_matches(['"', '\'']);
+                    // `pkill -f "vllm serve"`, `pkill uvicorn`, `docker stop NAME`.
+                    (t.len() >= 3 && launch.command.contains(t))
+                        // `fuser -k 8000/tcp`, `:8000`.
+                        || port.is_some_and(|p| {
+                            let p = p.to_string();
+                            t.trim_start_matches(':').split('/').next() == Some(p.as_str())
+                        })
+                        // `kill 4242`, `kill %1`: a pid the launch printed.
+                        || t.chars().all(|c| c.is_ascii_digit() || c == '%')
+                            && launch
+                                .seen
+                                .output()
+                                .is_some_and(|o| o.split_whitespace().any(|w| w == t.trim_start_matches('%')))
+                });
+                // `kill $(lsof -t -i:8000)`: the port inside the substitution.
+                let by_port = port.is_some_and(|p| {
+                    kill.command.contains(&format!(":{p}")) && kill.command.contains("lsof")
+                        || kill.command.contains(&format!("fuser -k {p}"))
+                });
+                if hit || by_port {
+                    stopped.push(id);
+                }
+            }
+        }
+        for id in stopped {
+            if timeline.servers[id].stopped_by.is_none() {
+                timeline.servers[id].stopped_by = Some(kill.id);
             }
         }
     }
