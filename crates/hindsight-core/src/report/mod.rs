@@ -741,10 +741,30 @@ fn summarize(report: &Report) -> Summary {
             format!("Not an all-clear: {unread}"),
         )
     } else {
-        (
-            Verdict::AllClear,
-            "No unverified assumptions found".to_owned(),
-        )
+        // Nothing unverified, but say what is still open: a server whose
+        // log stops before it shows it up.
+        let starting: Vec<String> = report
+            .servers
+            .iter()
+            .filter(|s| s.ready.is_none() && s.log_source.is_some())
+            .map(|s| {
+                let phase = s
+                    .last_phase
+                    .map(|p| format!(" (its log stops at {})", p.name()))
+                    .unwrap_or_default();
+                format!(
+                    "server {} ({}) is not shown up yet{phase}",
+                    s.id + 1,
+                    s.label()
+                )
+            })
+            .collect();
+        let mut headline = "No unverified assumptions found".to_owned();
+        if !starting.is_empty() {
+            headline.push_str("; ");
+            headline.push_str(&starting.join("; "));
+        }
+        (Verdict::AllClear, headline)
     };
     if verdict == Verdict::Findings {
         for extra in failed.iter().chain(&unread) {
