@@ -475,10 +475,14 @@ fn match_server(
     taken: &[bool],
 ) -> Option<usize> {
     let free = |i: &usize| !taken[*i];
-    if let Some(log) = expected["log"].as_str() {
-        return (0..servers.len())
+    // The log's server; a log the report reads as a transcript (a terminal
+    // session) has its server found by launch or engine instead.
+    if let Some(log) = expected["log"].as_str()
+        && let Some(found) = (0..servers.len())
             .filter(free)
-            .find(|&i| servers[i]["log_source"].as_str() == Some(log));
+            .find(|&i| servers[i]["log_source"].as_str() == Some(log))
+    {
+        return Some(found);
     }
     if let Some(at) = place(&expected["launch_at"]) {
         return (0..servers.len()).filter(free).find(|&i| {
@@ -489,6 +493,11 @@ fn match_server(
         });
     }
     let engine = &expected["engine"];
+    let engine = if engine == "llama-cpp" {
+        &Value::String("llama.cpp".into())
+    } else {
+        engine
+    };
     (0..servers.len())
         .filter(free)
         .find(|&i| engine.is_null() || &servers[i]["engine"] == engine)

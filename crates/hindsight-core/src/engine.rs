@@ -103,11 +103,11 @@ impl ServerSettings {
         self.enable_dp_attention |= other.enable_dp_attention;
     }
 
-    /// The ranks (processes) one launch brings up, from the sizes stated:
+    /// The ranks (processes) one server brings up, from the sizes stated:
     /// tensor × pipeline parallel, times data parallel unless DP attention
-    /// shares the TP ranks, else the world size the engine reported; a
-    /// launch across `--nnodes N` brings up its share on each node. `None`
-    /// when no size is stated.
+    /// shares the TP ranks, else the world size the engine reported; across
+    /// `--nnodes N`, all nodes' ranks together. `None` when no size is
+    /// stated.
     pub fn stated_ranks(&self) -> Option<u32> {
         let total = if self.tp_size.is_some() || self.pp_size.is_some() || self.dp_size.is_some() {
             let tp = self.tp_size.unwrap_or(1).max(1);
@@ -121,10 +121,15 @@ impl ServerSettings {
         } else {
             self.world_size?.max(1)
         };
-        Some(match self.nnodes {
-            Some(nodes) if nodes > 1 && total % nodes == 0 => total / nodes,
-            _ => total,
-        })
+        Some(total)
+    }
+
+    /// The share of `ranks` one node brings up across `--nnodes N`.
+    pub fn per_node(&self, ranks: u32) -> u32 {
+        match self.nnodes {
+            Some(nodes) if nodes > 1 && ranks % nodes == 0 => ranks / nodes,
+            _ => ranks,
+        }
     }
 
     /// [`ServerSettings::stated_ranks`], or 1 when no size is stated.

@@ -74,7 +74,7 @@ pub fn find(text: &str, engine: Engine) -> Option<HeadLaunch> {
             joined.push_str(next.strip_prefix("+ ").unwrap_or(next));
             last += 1;
         }
-        if let Some((engine, settings)) = launch_in(&joined) {
+        if let Some((engine, settings)) = launch_in_log(&joined, engine) {
             let (end_offset, end_line) = lines[last];
             return Some(HeadLaunch {
                 start: offset,
@@ -116,8 +116,13 @@ fn command_start(line: &str) -> Option<&str> {
     }
     let first = rest.split_whitespace().next()?;
     let program = first.rsplit('/').next().unwrap_or(first);
+    // `VAR=value … \` goes on to the engine's command on a later line.
+    let assignments = program.contains('=')
+        && (rest.split_whitespace().any(is_launch_word) || rest.trim_end().ends_with('\\'));
     (LAUNCH_WORDS.iter().any(|w| program.starts_with(w))
-        || program.contains('=') && rest.split_whitespace().any(is_launch_word))
+        || assignments
+        || program.ends_with(".py")
+        || program.ends_with(".sh"))
     .then_some(rest)
 }
 
@@ -152,6 +157,41 @@ fn is_launch_word(word: &str) -> bool {
         program,
         "vllm" | "sglang" | "text-generation-launcher" | "llama-server" | "ollama" | "trtllm-serve"
     ) || program.starts_with("python")
+}
+
+/// The launch a command line holds, read as a transcript's launch is; in
+/// a log of a known engine also a launch through a script of its own
+/// (`python3 api_server.py --port 10195 …`, `./run-with-libs.sh python3 -m
+/// sglang.launch_server …`).
+fn launch_in_log(command: &str, engine: Engine) -> Option<(Engine, ServerSettings)> {
+    if let Some(found) = launch_in(command) {
+        return Some(found);
+    }
+    let commands = shell::parse(command.trim().trim_start_matches("exec "));
+    for simple in &commands {
+        let argv = &simple.argv;
+        // A wrapper script in front of the engine's own command.
+        for start in 1..argv.len() {
+            if let Some(found) = launch_from_command(&argv[start..], &simple.env) {
+                return Some(found);
+            }
+        }
+        if engine == Engine::Unknown {
+            continue;
+        }
+        // `python3 api_server.py --port …`: the log says which engine.
+        let Some(script) = argv
+            .iter()
+            .position(|w| w.ends_with(".py") || w.ends_with(".sh"))
+        else {
+            continue;
+        };
+        let settings = settings_from_args(engine, &argv[script + 1..]);
+        if settings.port.is_some() || settings.tp_size.is_some() || settings.model.is_some() {
+            return Some((engine, settings));
+        }
+    }
+    None
 }
 
 /// The launch a command line holds, read as a transcript's launch is.
@@ -314,6 +354,26 @@ mod tests {
         assert_eq!(
             settings(inline, Engine::Vllm).expect("inline").1.port,
             Some(8002)
+        );
+    }
+
+    #[test]
+    fn scripts_and_wrappers_in_front_of_the_engine() {
+        let text = "python3 api_server.py --port 10195 --model /data/m --tensor-parallel-size 8\n(VllmWorkerProcess pid=232) ERROR 08-23 08:25:25 x.py:226] boom\n";
+        let (engine, s) = settings(text, Engine::Vllm).expect("script");
+        assert_eq!(
+            (engine, s.port, s.tp_size),
+            (Engine::Vllm, Some(10195), Some(8))
+        );
+        let text = "bashLD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH \\\nNCCL_IB_DISABLE=0 \\\n/opt/libs/run-with-new-libstdc.sh python3 -m sglang.launch_server \\\n  --model-path /m --tp-size 16 --port 30001\n";
+        let (engine, s) = settings(text, Engine::Sglang).expect("wrapper");
+        assert_eq!(
+            (engine, s.port, s.tp_size),
+            (Engine::Sglang, Some(30001), Some(16))
+        );
+        assert_eq!(
+            settings("python3 train.py --epochs 3\n", Engine::Unknown),
+            None
         );
     }
 

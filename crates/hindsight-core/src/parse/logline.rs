@@ -111,13 +111,13 @@ pub enum FailureKind {
     OutOfMemory,
     Nccl,
     AddressInUse,
-    /// Killed by a signal (the OOM killer, SIGKILL, a shard's SIGILL): the
-    /// cause of the engine's death that follows it.
-    Killed,
     /// The scheduler / engine core / shard / runner died.
     EngineDied,
     Exception,
     ChildFailed,
+    /// Killed by a signal (the OOM killer, SIGKILL, a shard's SIGILL); last,
+    /// since a launcher also kills itself after any of the above.
+    Killed,
 }
 
 impl FailureKind {
@@ -1926,7 +1926,12 @@ impl<'t> Block<'t> {
             return false;
         }
         if self.args {
-            return true;
+            // A dump cut short (no closing `}`) ends where the next log
+            // line starts.
+            let clean = strip_ansi(line);
+            let inner = strip_envelope(&clean);
+            return !(inner.starts_with(|c: char| c.is_ascii_digit())
+                && prefix(inner).time.is_some());
         }
         // A line that opens as the first piece did (`2026-`, `[2026`,
         // `(APIS`) starts a new line of the same log; most lines of a long
@@ -1966,9 +1971,12 @@ impl<'t> Block<'t> {
             .joined
             .get_or_insert_with(|| strip_ansi(first).into_owned());
         if self.args {
+            // The dump's lines carry the envelope the first did (`> `
+            // when quoted in an issue).
+            let inner = strip_envelope(clean.trim_start()).trim();
             joined.push(' ');
-            joined.push_str(clean.trim());
-            self.closed = clean.trim() == "}";
+            joined.push_str(inner);
+            self.closed = inner == "}";
         } else {
             joined.push_str(&clean);
         }

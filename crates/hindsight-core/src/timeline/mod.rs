@@ -700,14 +700,24 @@ impl Server {
             {
                 Some((1, Provenance::EngineDefault))
             }
+            // A log that shows its engine at work with no rank tag and no
+            // size shows one process at least.
+            None if self.log_source.is_some() && !self.lifecycle.phases.is_empty() => {
+                Some((1, Provenance::Seen))
+            }
             None => None,
         }
     }
 
-    /// [`Server::ranks_expected`]'s figure, 1 when unknown (what a check
-    /// of the ranks can ask for at least).
+    /// The ranks a check on this server's host can ask for: its share of
+    /// [`Server::ranks_expected`] across nodes (a node's log and processes
+    /// show its own ranks), 1 when unknown.
     pub fn ranks_wanted(&self) -> u32 {
-        self.ranks_expected().map_or(1, |(ranks, _)| ranks)
+        self.ranks_expected()
+            .map_or(1, |(ranks, source)| match source {
+                Provenance::Seen => ranks,
+                _ => self.settings.per_node(ranks),
+            })
     }
 
     /// Up at the end of what is shown: `true` when the log shows it ready
