@@ -127,7 +127,7 @@ impl ServerSettings {
     /// The share of `ranks` one node brings up across `--nnodes N`.
     pub fn per_node(&self, ranks: u32) -> u32 {
         match self.nnodes {
-            Some(nodes) if nodes > 1 && ranks % nodes == 0 => ranks / nodes,
+            Some(nodes) if nodes > 1 && ranks.is_multiple_of(nodes) => ranks / nodes,
             _ => ranks,
         }
     }
