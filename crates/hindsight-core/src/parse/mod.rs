@@ -215,6 +215,10 @@ pub enum EventKind {
         /// The tool reported an error (`is_error`), even without an exit code.
         is_error: bool,
     },
+    /// A file the agent wrote or edited with an editor tool (SWE-agent's
+    /// `create`/`edit`, OpenHands' `edit`): its path and the text written
+    /// (the whole file, or the part an edit put in).
+    FileWrite { path: String, text: String },
     /// A line of a server log.
     Log(LogLine),
     /// A line no rule of the format explains; kept so nothing is lost.

@@ -405,7 +405,9 @@ mod tests {
                 EventKind::Output { command, .. } => {
                     format!("out of {command}: {}", &text[e.span.start..e.span.end])
                 }
-                EventKind::Log(_) | EventKind::Unrecognized => "other".to_owned(),
+                EventKind::Log(_) | EventKind::Unrecognized | EventKind::FileWrite { .. } => {
+                    "other".to_owned()
+                }
             })
             .collect()
     }

@@ -168,6 +168,20 @@ impl Prose {
     }
 }
 
+/// A file the agent wrote (an editor tool, or `cat > x.py <<EOF`), kept
+/// for what later checks need of it: the Python modules it imports, so a
+/// later `python x.py` is known to load them.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub span: Span,
+    pub path: String,
+    /// The first checkpoint that can see it (a write inside a call counts
+    /// for that call's later commands).
+    pub from: usize,
+    /// Top-level modules it imports (`from a.b import c` → `a`).
+    pub imports: Vec<String>,
+}
+
 /// A phase of a server's life, as its log (or the agent's view of it) shows.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -739,6 +753,8 @@ pub struct Timeline {
     pub checkpoints: Vec<Checkpoint>,
     pub servers: Vec<Server>,
     pub prose: Vec<Prose>,
+    /// Files the agent wrote, in order.
+    pub writes: Vec<Written>,
     /// Credentials found in any source.
     pub secrets: Vec<secrets::Secret>,
 }
@@ -1036,6 +1052,22 @@ fn collect_checkpoints(
                 let host = commands.iter().find_map(|c| c.host.clone()).or(prompt_host);
                 let observations = classify::observations(&commands);
                 let id = timeline.checkpoints.len();
+                // `cat > x.py <<'EOF' … EOF`: a file written by the call.
+                for command in &commands {
+                    let body = command.redirects.iter().find_map(|r| {
+                        (r.op.starts_with("<<") && r.op != "<<<")
+                            .then_some(r.body.as_deref())
+                            .flatten()
+                    });
+                    if let (Some(path), Some(body)) = (command.stdout_path(), body) {
+                        timeline.writes.push(Written {
+                            span: event.span,
+                            path: path.to_owned(),
+                            from: id,
+                            imports: classify::python_imports(body),
+                        });
+                    }
+                }
                 by_event.insert(index, id);
                 timeline.checkpoints.push(Checkpoint {
                     id,
@@ -1085,6 +1117,12 @@ fn collect_checkpoints(
                 checkpoint.exit_code = exit_code.or(checkpoint.exit_code);
                 checkpoint.is_error |= is_error;
             }
+            EventKind::FileWrite { path, text } => timeline.writes.push(Written {
+                span: event.span,
+                path,
+                from: timeline.checkpoints.len(),
+                imports: classify::python_imports(&text),
+            }),
             EventKind::Log(_) | EventKind::Unrecognized => {}
         }
     }
