@@ -1,6 +1,7 @@
 //! `error-ignored`: a build or install failed in output the agent saw, and
 //! the agent went straight on to stopping or launching servers.
 
+use super::build_unverified::{build_line, build_verdict};
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
 use crate::timeline::{Checkpoint, CheckpointKind, Timeline, same_host};
 
@@ -21,19 +22,6 @@ agent's next command launches the server.",
 whether the artifact exists: `pip show PACKAGE && python -c 'import PACKAGE'`.",
     run,
 };
-
-/// Words that end a failed build's output.
-const FAILURE_MARKERS: &[&str] = &[
-    "error:",
-    "Error:",
-    "ERROR:",
-    "fatal error",
-    "build stopped",
-    "Traceback (most recent call last)",
-    "subprocess-exited-with-error",
-    "Failed to build",
-    "command not found",
-];
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
     let mut findings = Vec::new();
@@ -92,14 +80,17 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     findings
 }
 
-/// The evidence that a build failed: its exit code, or an error line.
+/// The evidence that a build failed: its exit code, or the build tool's
+/// error line when that is the last word of its output (an error line
+/// followed by pip's success line was no failure).
 fn failure(build: &Checkpoint) -> Option<Option<crate::timeline::Quote>> {
     let line = build
         .seen
         .iter()
         .rev()
-        .find(|l| FAILURE_MARKERS.iter().any(|m| l.text.contains(m)))
+        .find(|l| build_line(l) == Some(false))
         .map(crate::timeline::SeenLine::quote);
     let exited_badly = build.exit_code.is_some_and(|c| c != 0) || build.is_error;
-    (exited_badly || line.is_some()).then_some(line)
+    let error_last = matches!(build_verdict(build), Some((_, false)));
+    (exited_badly || error_last).then_some(line)
 }
