@@ -311,6 +311,11 @@ fn looks_like_json_document(head: &str) -> bool {
 /// Whole-document JSON transcripts, told apart by their keys.
 fn detect_json_document(text: &str) -> Format {
     let Ok(document) = serde_json::from_str::<serde_json::Value>(text) else {
+        // An OpenHands evaluation's `output.jsonl`: one record per line,
+        // each longer than the head JSON Lines detection reads.
+        if openhands::looks_like_jsonl(text) {
+            return Format::OpenhandsTrajectory;
+        }
         return Format::JsonDocument;
     };
     if swe_agent::is_trajectory(&document) {
@@ -348,6 +353,12 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         }
         if claude_code::looks_like(&record) {
             return Some(Format::ClaudeCodeJsonl);
+        }
+        if record.get("history").is_some()
+            && !swe_agent::is_trajectory(&record)
+            && openhands::events_of(&record).is_some()
+        {
+            return Some(Format::OpenhandsTrajectory);
         }
     }
     // JSON lines of no known shape: Claude Code's reader keeps unknown records.
