@@ -565,6 +565,16 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Application startup complete", BIND),
     ("fired up and ready to roll", BIND),
     ("Connected", BIND),
+    // Servers that are not inference engines, as the agent sees them in
+    // a launch's output: Python's http.server, Flask/Werkzeug, Vite, Next
+    // 12 and 13+, Node/Express/Go (`Listening on port 3000`, `Server
+    // listening on http://…`, `listening on :8080`).
+    ("Serving HTTP on", BIND),
+    ("Running on http", BIND),
+    ("Local:", BIND),
+    ("started server on", BIND),
+    ("\u{2713} Ready in", BIND),
+    ("istening on", BIND),
     ("accept len:", ACCEPT),
     ("HTTP/1", REQUEST),
     ("HTTP/2", REQUEST),
@@ -902,7 +912,71 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
     if message.trim_end() == "Connected" && line.contains("text_generation_router") {
         return Some(Signal::Ready { port: None });
     }
-    None
+    other_server_bind(message, line)
+}
+
+/// The bind and readiness lines of servers that are not inference
+/// engines: `Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/)`
+/// (http.server), ` * Running on http://127.0.0.1:5000` (Flask), `➜
+/// Local:   http://localhost:5173/` (Vite; Next's `- Local:` banner comes
+/// before it is ready, so only its `✓ Ready in 1.2s` counts), `ready -
+/// started server on 0.0.0.0:3000` (Next 12), `Listening on port 3000`,
+/// `Server listening on http://localhost:8080`, `listening on :8080`.
+/// Ollama's runner says `Server listening on` of its internal port in
+/// logfmt (`msg="…"`): not the API's, so not here.
+fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
+    let bound = |text: &str| host_port(text).map(|(host, port)| Signal::Bound { host, port });
+    if let Some(at) = message.find("Serving HTTP on ") {
+        let rest = &message[at + "Serving HTTP on ".len()..];
+        if let Some(signal) = bound(rest) {
+            return Some(signal);
+        }
+        // `Serving HTTP on 0.0.0.0 port 8000 ...` without the URL.
+        let host = rest.split_whitespace().next().unwrap_or("").to_owned();
+        let port = rest
+            .split(" port ")
+            .nth(1)
+            .and_then(|p| p.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|p| p.parse().ok());
+        return port.map(|port| Signal::Bound {
+            host,
+            port: Some(port),
+        });
+    }
+    if let Some(at) = message.find("Running on http") {
+        return bound(&message[at..]);
+    }
+    if let Some(at) = message.find("Local:") {
+        let before = message[..at].trim_end();
+        return (before.ends_with('\u{279c}') || before.ends_with('>'))
+            .then(|| bound(&message[at..]))
+            .flatten();
+    }
+    if let Some(at) = message.find("started server on ") {
+        return bound(&message[at..]);
+    }
+    if message.contains("\u{2713} Ready in") {
+        return Some(Signal::Ready { port: None });
+    }
+    let at = message.find("istening on ")?;
+    if line.contains("msg=") && line.contains("level=") {
+        return None;
+    }
+    let rest = message[at + "istening on ".len()..].trim_start();
+    if let Some(port) = rest
+        .strip_prefix("port ")
+        .or_else(|| rest.strip_prefix(':'))
+    {
+        let port = port
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|p| p.parse().ok());
+        return port.map(|port| Signal::Bound {
+            host: String::new(),
+            port: Some(port),
+        });
+    }
+    bound(rest)
 }
 
 fn requests(message: &str, line: &str) -> Option<Signal> {
@@ -1438,6 +1512,11 @@ const RARE_LITERALS: &[&str] = &[
     "bind",
     "illed",
     "xception",
+    "rving HTTP",
+    "g on http",
+    "Local:",
+    "rted server",
+    "\u{2713} Ready",
 ];
 
 /// A set of literals searched over a whole text: Teddy (SIMD) where the
@@ -2258,6 +2337,61 @@ mod tests {
                 seconds: Some(3.5),
             })
         );
+    }
+
+    #[test]
+    fn servers_that_are_not_engines_say_they_are_bound() {
+        let bound = |host: &str, port: u16| {
+            Some(Signal::Bound {
+                host: host.into(),
+                port: Some(port),
+            })
+        };
+        let cases = [
+            (
+                "Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ...",
+                bound("0.0.0.0", 8000),
+            ),
+            ("Serving HTTP on :: port 8080 ...", bound("::", 8080)),
+            (
+                "INFO:     Uvicorn running on http://127.0.0.1:8085 (Press CTRL+C to quit)",
+                bound("127.0.0.1", 8085),
+            ),
+            (
+                " * Running on http://127.0.0.1:5000",
+                bound("127.0.0.1", 5000),
+            ),
+            (
+                "  \u{279c}  Local:   http://localhost:5173/",
+                bound("localhost", 5173),
+            ),
+            (
+                "ready - started server on 0.0.0.0:3000, url: http://localhost:3000",
+                bound("0.0.0.0", 3000),
+            ),
+            (
+                " \u{2713} Ready in 2.3s",
+                Some(Signal::Ready { port: None }),
+            ),
+            ("Listening on port 3000", bound("", 3000)),
+            ("Example app listening on port 3000!", bound("", 3000)),
+            (
+                "Server listening on http://localhost:8080",
+                bound("localhost", 8080),
+            ),
+            ("2026/01/02 10:00:00 listening on :8080", bound("", 8080)),
+            // Next's banner comes before it is ready; Ollama's runner
+            // names its internal port; neither is a server's bind line.
+            ("   - Local:        http://localhost:3000", None),
+            (
+                "time=2025-07-16T08:18:26.530Z level=INFO source=runner.go:874 msg=\"Server listening on 127.0.0.1:42357\"",
+                None,
+            ),
+            ("a process listening on four ephemeral ports", None),
+        ];
+        for (line, signal) in cases {
+            assert_eq!(classify(line).signal, signal, "{line}");
+        }
     }
 
     #[test]

@@ -104,7 +104,10 @@ pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
         return view;
     };
     for checkpoint in observers(timeline, server) {
-        view.looks += 1;
+        // The launch's own output is no later look.
+        if server.launch != Some(checkpoint.id) {
+            view.looks += 1;
+        }
         for check in &checkpoint.port_checks {
             if check.port != Some(port) {
                 continue;

@@ -623,7 +623,8 @@ pub struct Server {
     pub log_source: Option<SourceId>,
     /// What the log (or, without a log, the agent's view) shows.
     pub lifecycle: Lifecycle,
-    /// Checkpoints after the launch that looked at this server.
+    /// Checkpoints that looked at this server: the launch itself when its
+    /// output shows anything, then those after it.
     pub observed_by: Vec<usize>,
     /// For a server that is not an inference engine: the program that
     /// started it (`uvicorn`, `npm run dev`).
@@ -1392,8 +1393,18 @@ fn by_content(timeline: &Timeline, candidates: &[usize], log: &Parsed) -> Option
 
 /// Decides which server each checkpoint after a launch looked at, and for
 /// servers without a log, builds their lifecycle from what the agent saw.
+/// A launch's own output is the first thing the agent saw of its server
+/// (a foreground server prints its bind line there; a background one's
+/// polled output is attached to it).
 fn attribute_observations(timeline: &mut Timeline) {
     for checkpoint in &timeline.checkpoints {
+        if checkpoint.seen.iter().next().is_some() {
+            for server in &mut timeline.servers {
+                if server.launch == Some(checkpoint.id) {
+                    server.observed_by.push(checkpoint.id);
+                }
+            }
+        }
         let candidates: Vec<usize> = timeline
             .servers
             .iter()
