@@ -1442,7 +1442,14 @@ fn attribute_observations(timeline: &mut Timeline) {
             .copied()
             .filter(|&id| names_server(&timeline.servers[id]))
             .collect();
-        let chosen = if named.is_empty() {
+        let launches = timeline
+            .servers
+            .iter()
+            .any(|s| s.launch == Some(checkpoint.id));
+        let chosen = if named.is_empty() && launches {
+            // A launch's output is its own server's, not an earlier one's.
+            Vec::new()
+        } else if named.is_empty() {
             // Otherwise: the latest server launched on the same host.
             candidates
                 .iter()
