@@ -134,6 +134,32 @@ fn read_events(events: &[Value], locator: &mut Locator<'_>, parsed: &mut Parsed)
                     },
                 });
             }
+            // The file editor (`str_replace_editor`: create, str_replace,
+            // insert) and `write`: what the agent put in a file, kept for
+            // what a later run of it loads.
+            (Some("edit" | "write"), _) => {
+                let args = event.get("args");
+                let text_of = |key: &str| {
+                    args.and_then(|a| a.get(key))
+                        .and_then(Value::as_str)
+                        .filter(|t| !t.is_empty())
+                };
+                let Some(path) = text_of("path") else {
+                    continue;
+                };
+                let text = text_of("file_text")
+                    .or_else(|| text_of("new_str"))
+                    .or_else(|| text_of("content"))
+                    .unwrap_or("");
+                let span = locator.find(path);
+                parsed.events.push(Event {
+                    span,
+                    kind: EventKind::FileWrite {
+                        path: path.to_owned(),
+                        text: text.to_owned(),
+                    },
+                });
+            }
             (Some("message"), _) => {
                 let content = event
                     .pointer("/args/content")
@@ -218,6 +244,28 @@ mod tests {
    "extras": {"command": "make", "exit_code": 2}}
 ]"#;
         assert_eq!(outputs(&parse(text, 0)), [(None, false), (Some(2), true)]);
+    }
+
+    #[test]
+    fn editor_writes_are_file_writes() {
+        let text = r#"[
+  {"id": 3, "source": "agent", "action": "edit", "args": {"path": "/workspace/repro.py", "command": "create", "file_text": "import pkg\nprint(pkg.f())", "old_str": null, "new_str": null}}
+]"#;
+        let writes: Vec<(String, String)> = parse(text, 0)
+            .events
+            .into_iter()
+            .filter_map(|e| match e.kind {
+                EventKind::FileWrite { path, text } => Some((path, text)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            writes,
+            [(
+                "/workspace/repro.py".to_owned(),
+                "import pkg\nprint(pkg.f())".to_owned()
+            )]
+        );
     }
 
     /// An evaluation's output.jsonl: one instance per line, each with its
