@@ -50,6 +50,11 @@ impl<'t> Locator<'t> {
         }
     }
 
+    /// Moves to `offset` (a line of a JSON Lines text), never backwards.
+    pub(super) fn skip_to_offset(&mut self, offset: usize) {
+        self.cursor = self.cursor.max(offset.min(self.text.len()));
+    }
+
     /// Moves past the next occurrence of `marker` (a key such as `"id": 12`).
     pub(super) fn skip_to(&mut self, marker: &str) {
         if let Some(at) = self

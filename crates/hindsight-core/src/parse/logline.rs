@@ -572,6 +572,16 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Application startup complete", BIND),
     ("fired up and ready to roll", BIND),
     ("Connected", BIND),
+    // Servers that are not inference engines, as the agent sees them in
+    // a launch's output: Python's http.server, Flask/Werkzeug, Vite, Next
+    // 12 and 13+, Node/Express/Go (`Listening on port 3000`, `Server
+    // listening on http://…`, `listening on :8080`).
+    ("Serving HTTP on", BIND),
+    ("Running on http", BIND),
+    ("Local:", BIND),
+    ("started server on", BIND),
+    ("\u{2713} Ready in", BIND),
+    ("istening on", BIND),
     ("accept len:", ACCEPT),
     ("acceptance length:", ACCEPT),
     ("acceptance rate:", ACCEPT),
@@ -922,7 +932,71 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
     if message.trim_end() == "Connected" && line.contains("text_generation_router") {
         return Some(Signal::Ready { port: None });
     }
-    None
+    other_server_bind(message, line)
+}
+
+/// The bind and readiness lines of servers that are not inference
+/// engines: `Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/)`
+/// (http.server), ` * Running on http://127.0.0.1:5000` (Flask), `➜
+/// Local:   http://localhost:5173/` (Vite; Next's `- Local:` banner comes
+/// before it is ready, so only its `✓ Ready in 1.2s` counts), `ready -
+/// started server on 0.0.0.0:3000` (Next 12), `Listening on port 3000`,
+/// `Server listening on http://localhost:8080`, `listening on :8080`.
+/// Ollama's runner says `Server listening on` of its internal port in
+/// logfmt (`msg="…"`): not the API's, so not here.
+fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
+    let bound = |text: &str| host_port(text).map(|(host, port)| Signal::Bound { host, port });
+    if let Some(at) = message.find("Serving HTTP on ") {
+        let rest = &message[at + "Serving HTTP on ".len()..];
+        if let Some(signal) = bound(rest) {
+            return Some(signal);
+        }
+        // `Serving HTTP on 0.0.0.0 port 8000 ...` without the URL.
+        let host = rest.split_whitespace().next().unwrap_or("").to_owned();
+        let port = rest
+            .split(" port ")
+            .nth(1)
+            .and_then(|p| p.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|p| p.parse().ok());
+        return port.map(|port| Signal::Bound {
+            host,
+            port: Some(port),
+        });
+    }
+    if let Some(at) = message.find("Running on http") {
+        return bound(&message[at..]);
+    }
+    if let Some(at) = message.find("Local:") {
+        let before = message[..at].trim_end();
+        return (before.ends_with('\u{279c}') || before.ends_with('>'))
+            .then(|| bound(&message[at..]))
+            .flatten();
+    }
+    if let Some(at) = message.find("started server on ") {
+        return bound(&message[at..]);
+    }
+    if message.contains("\u{2713} Ready in") {
+        return Some(Signal::Ready { port: None });
+    }
+    let at = message.find("istening on ")?;
+    if line.contains("msg=") && line.contains("level=") {
+        return None;
+    }
+    let rest = message[at + "istening on ".len()..].trim_start();
+    if let Some(port) = rest
+        .strip_prefix("port ")
+        .or_else(|| rest.strip_prefix(':'))
+    {
+        let port = port
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|p| p.parse().ok());
+        return port.map(|port| Signal::Bound {
+            host: String::new(),
+            port: Some(port),
+        });
+    }
+    bound(rest)
 }
 
 fn requests(message: &str, line: &str) -> Option<Signal> {
@@ -1266,6 +1340,14 @@ pub fn parse_log(text: &str, source: usize) -> Parsed {
     read_log(Sink::new(text, source, false))
 }
 
+/// [`parse_log`] for a log of no known engine, which may also be another
+/// kind of server's (a web app's `Serving HTTP on`, `Local:`).
+pub fn parse_other_log(text: &str, source: usize) -> Parsed {
+    let mut sink = Sink::new(text, source, false);
+    sink.other = Some(NextHit::new());
+    read_log(sink)
+}
+
 /// [`parse_log`] with an event for every line: the plain reading the fast
 /// one is held equal to (the lifecycle from both must agree).
 #[doc(hidden)]
@@ -1460,6 +1542,20 @@ const RARE_LITERALS: &[&str] = &[
     "xception",
 ];
 
+/// The rare literals of servers that are not inference engines (see
+/// `other_server_bind`), searched only in logs of no known engine: in an
+/// engine's log they never occur, and fat Teddy takes at most 64 literals.
+pub const OTHER_SERVER_LITERALS: [&str; 5] = [
+    "rving HTTP",
+    "g on http",
+    "Local:",
+    "rted server",
+    "\u{2713} Ready",
+];
+
+static OTHER_SERVER_SCAN: LazyLock<Literals> =
+    LazyLock::new(|| Literals::new(&OTHER_SERVER_LITERALS));
+
 /// A set of literals searched over a whole text: Teddy (SIMD) where the
 /// platform has it, else a [`LiteralSet`] (wasm32 has no Teddy).
 enum Literals {
@@ -1586,6 +1682,8 @@ struct Sink<'t> {
     unkept: Option<(usize, usize)>,
     /// Classify and keep every line (the reference reading).
     every_line: bool,
+    /// Also find [`OTHER_SERVER_LITERALS`] (a log of no known engine).
+    other: Option<NextHit>,
 }
 
 impl<'t> Sink<'t> {
@@ -1608,6 +1706,7 @@ impl<'t> Sink<'t> {
             aux_ranks: std::collections::HashSet::new(),
             unkept: None,
             every_line,
+            other: None,
         }
     }
 
@@ -1631,6 +1730,11 @@ impl<'t> Sink<'t> {
             .iter_mut()
             .zip(RARE_SCANS.iter())
             .any(|(next, scan)| next.hit(start, end, |from| scan.find(text, from).map(|m| m.0)))
+            || self.other.as_mut().is_some_and(|next| {
+                next.hit(start, end, |from| {
+                    OTHER_SERVER_SCAN.find(text, from).map(|m| m.0)
+                })
+            })
     }
 
     /// One line or segment, `piece` at `start` in the text.
@@ -2102,7 +2206,10 @@ mod tests {
                 continue;
             }
             assert!(
-                RARE_LITERALS.iter().any(|literal| needle.contains(literal)),
+                RARE_LITERALS
+                    .iter()
+                    .chain(&OTHER_SERVER_LITERALS)
+                    .any(|literal| needle.contains(literal)),
                 "{needle} holds none of RARE_LITERALS"
             );
         }
@@ -2129,6 +2236,7 @@ mod tests {
         let others = [
             (LiteralSet::new(request_needles()), &*REQUEST_SCAN),
             (LiteralSet::new(RANK_LITERALS), &*RANK_SCAN),
+            (LiteralSet::new(OTHER_SERVER_LITERALS), &*OTHER_SERVER_SCAN),
         ];
         let mut compared = 0;
         for (name, text) in crate::test_examples::texts() {
@@ -2286,6 +2394,61 @@ mod tests {
                 seconds: Some(3.5),
             })
         );
+    }
+
+    #[test]
+    fn servers_that_are_not_engines_say_they_are_bound() {
+        let bound = |host: &str, port: u16| {
+            Some(Signal::Bound {
+                host: host.into(),
+                port: Some(port),
+            })
+        };
+        let cases = [
+            (
+                "Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ...",
+                bound("0.0.0.0", 8000),
+            ),
+            ("Serving HTTP on :: port 8080 ...", bound("::", 8080)),
+            (
+                "INFO:     Uvicorn running on http://127.0.0.1:8085 (Press CTRL+C to quit)",
+                bound("127.0.0.1", 8085),
+            ),
+            (
+                " * Running on http://127.0.0.1:5000",
+                bound("127.0.0.1", 5000),
+            ),
+            (
+                "  \u{279c}  Local:   http://localhost:5173/",
+                bound("localhost", 5173),
+            ),
+            (
+                "ready - started server on 0.0.0.0:3000, url: http://localhost:3000",
+                bound("0.0.0.0", 3000),
+            ),
+            (
+                " \u{2713} Ready in 2.3s",
+                Some(Signal::Ready { port: None }),
+            ),
+            ("Listening on port 3000", bound("", 3000)),
+            ("Example app listening on port 3000!", bound("", 3000)),
+            (
+                "Server listening on http://localhost:8080",
+                bound("localhost", 8080),
+            ),
+            ("2026/01/02 10:00:00 listening on :8080", bound("", 8080)),
+            // Next's banner comes before it is ready; Ollama's runner
+            // names its internal port; neither is a server's bind line.
+            ("   - Local:        http://localhost:3000", None),
+            (
+                "time=2025-07-16T08:18:26.530Z level=INFO source=runner.go:874 msg=\"Server listening on 127.0.0.1:42357\"",
+                None,
+            ),
+            ("a process listening on four ephemeral ports", None),
+        ];
+        for (line, signal) in cases {
+            assert_eq!(classify(line).signal, signal, "{line}");
+        }
     }
 
     #[test]

@@ -215,6 +215,10 @@ pub enum EventKind {
         /// The tool reported an error (`is_error`), even without an exit code.
         is_error: bool,
     },
+    /// A file the agent wrote or edited with an editor tool (SWE-agent's
+    /// `create`/`edit`, OpenHands' `edit`): its path and the text written
+    /// (the whole file, or the part an edit put in).
+    FileWrite { path: String, text: String },
     /// A line of a server log.
     Log(LogLine),
     /// A server log pasted into a transcript outside any command's output
@@ -334,6 +338,11 @@ fn looks_like_json_document(head: &str) -> bool {
 /// Whole-document JSON transcripts, told apart by their keys.
 fn detect_json_document(text: &str) -> Format {
     let Ok(document) = serde_json::from_str::<serde_json::Value>(text) else {
+        // An OpenHands evaluation's `output.jsonl`: one record per line,
+        // each longer than the head JSON Lines detection reads.
+        if openhands::looks_like_jsonl(text) {
+            return Format::OpenhandsTrajectory;
+        }
         return Format::JsonDocument;
     };
     if swe_agent::is_trajectory(&document) {
@@ -371,6 +380,12 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         }
         if claude_code::looks_like(&record) {
             return Some(Format::ClaudeCodeJsonl);
+        }
+        if record.get("history").is_some()
+            && !swe_agent::is_trajectory(&record)
+            && openhands::events_of(&record).is_some()
+        {
+            return Some(Format::OpenhandsTrajectory);
         }
     }
     // JSON lines of no known shape: Claude Code's reader keeps unknown records.
@@ -440,7 +455,7 @@ fn parse_format(source: &Source, id: SourceId, format: Format) -> Parsed {
         Format::LlamaCppLog => llamacpp_log::parse(&source.text, id),
         Format::OllamaLog => ollama_log::parse(&source.text, id),
         Format::TensorrtLlmLog => trtllm_log::parse(&source.text, id),
-        Format::ServerLog => logline::parse_log(&source.text, id),
+        Format::ServerLog => logline::parse_other_log(&source.text, id),
         Format::JsonDocument => Parsed {
             events: Vec::new(),
             diagnostics: vec![Diagnostic::info(

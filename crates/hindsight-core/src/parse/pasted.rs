@@ -1271,7 +1271,9 @@ mod tests {
                     None => format!("out of {command}: {}", &text[e.span.start..e.span.end]),
                 },
                 EventKind::PastedLog { format } => format!("log {}", format.name()),
-                EventKind::Log(_) | EventKind::Unrecognized => "other".to_owned(),
+                EventKind::Log(_) | EventKind::Unrecognized | EventKind::FileWrite { .. } => {
+                    "other".to_owned()
+                }
             })
             .collect()
     }

@@ -8,9 +8,10 @@
 //!   death, a refused connection) was in the agent's view, and what it
 //!   wrote next says the server is up, loaded or progressing.
 
+use super::build_unverified::{build_line, build_verdict};
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
 use crate::parse::{FailureKind, Role, Signal};
-use crate::timeline::{Checkpoint, CheckpointKind, Outcome, Quote, Timeline, same_host};
+use crate::timeline::{Checkpoint, CheckpointKind, Outcome, Timeline, same_host};
 
 pub(super) const RULE: Rule = Rule {
     id: "error-ignored",
@@ -33,19 +34,6 @@ still warming up\".",
 for a server the whole log: `grep -nE 'Error|Traceback|out of memory' LOG | head`.",
     run,
 };
-
-/// Words that end a failed build's output.
-const FAILURE_MARKERS: &[&str] = &[
-    "error:",
-    "Error:",
-    "ERROR:",
-    "fatal error",
-    "build stopped",
-    "Traceback (most recent call last)",
-    "subprocess-exited-with-error",
-    "Failed to build",
-    "command not found",
-];
 
 /// Words of a kill that did not happen.
 const KILL_FAILURES: &[&str] = &[
@@ -147,16 +135,19 @@ fn failed_build(timeline: &Timeline, build: &Checkpoint) -> Option<Finding> {
     })
 }
 
-/// The evidence that a build failed: its exit code, or an error line.
-fn failure(build: &Checkpoint) -> Option<Option<Quote>> {
+/// The evidence that a build failed: its exit code, or the build tool's
+/// error line when that is the last word of its output (an error line
+/// followed by pip's success line was no failure).
+fn failure(build: &Checkpoint) -> Option<Option<crate::timeline::Quote>> {
     let line = build
         .seen
         .iter()
         .rev()
-        .find(|l| FAILURE_MARKERS.iter().any(|m| l.text.contains(m)))
+        .find(|l| build_line(l) == Some(false))
         .map(crate::timeline::SeenLine::quote);
     let exited_badly = build.exit_code.is_some_and(|c| c != 0) || build.is_error;
-    (exited_badly || line.is_some()).then_some(line)
+    let error_last = matches!(build_verdict(build), Some((_, false)));
+    (exited_badly || error_last).then_some(line)
 }
 
 fn failed_kill(timeline: &Timeline, kill: &Checkpoint) -> Option<Finding> {

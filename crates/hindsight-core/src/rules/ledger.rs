@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::build_unverified::{builds_from_source, checks_product};
+use super::build_unverified::{
+    Use, build_verdict, builds_product, product_missing, product_names, uses_product,
+};
 use super::gpu_release_unverified::{
     Outcome as Gpu, gpu_check_after_kill, gpu_outcome, is_kill, may_hold_gpus,
 };
@@ -14,7 +16,7 @@ use super::observers;
 use crate::parse::Signal;
 use crate::timeline::{
     Checkpoint, CheckpointKind, Observation, Outcome, Quote, SeenLine, Server, Timeline, Window,
-    same_host,
+    Written, same_host,
 };
 
 /// What a check came to.
@@ -165,7 +167,7 @@ fn seen<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = See
 /// checkpoints have none.
 pub fn for_checkpoint(timeline: &Timeline, checkpoint: &Checkpoint) -> Vec<LedgerEntry> {
     let mut ledger = Vec::new();
-    if let Some(at) = checkpoint.commands.iter().position(builds_from_source) {
+    if let Some(at) = checkpoint.commands.iter().position(builds_product) {
         ledger.push(build_result(checkpoint));
         ledger.push(product_checked(timeline, checkpoint, at));
     }
@@ -181,16 +183,13 @@ pub fn for_checkpoint(timeline: &Timeline, checkpoint: &Checkpoint) -> Vec<Ledge
     ledger
 }
 
-/// The build's own result: exit status, tool error, or an error line in
-/// what the agent saw of its output.
+/// The build's own result: exit status, tool error, or the build tool's
+/// own success or error line in what the agent saw of its output (the last
+/// one of either: a conflict notice before pip's success line is no
+/// failure).
 fn build_result(build: &Checkpoint) -> LedgerEntry {
-    let error_line = build.seen.iter().find(|line| {
-        matches!(line.log.signal, Some(Signal::Failure { .. }))
-            || line.text.contains("error:")
-            || line.text.contains("Error:")
-            || line.text.contains("FAILED")
-    });
-    let (status, detail, evidence) = match (build.exit_code, build.is_error, error_line) {
+    let verdict = build_verdict(build);
+    let (status, detail, evidence) = match (build.exit_code, build.is_error, verdict) {
         (Some(code), _, _) if code != 0 => (
             LedgerStatus::Failed,
             format!("exited with status {code}"),
@@ -201,9 +200,14 @@ fn build_result(build: &Checkpoint) -> LedgerEntry {
             "the tool reported an error".to_owned(),
             build.output_quote().into_iter().collect(),
         ),
-        (_, _, Some(line)) => (
+        (_, _, Some((line, false))) => (
             LedgerStatus::Failed,
             "its output shows an error".to_owned(),
+            vec![line.quote()],
+        ),
+        (_, _, Some((line, true))) => (
+            LedgerStatus::Passed,
+            "the build tool's own success line".to_owned(),
             vec![line.quote()],
         ),
         (Some(0), _, None) => (
@@ -230,55 +234,75 @@ fn build_result(build: &Checkpoint) -> LedgerEntry {
     }
 }
 
-/// An import, listing or version query of what was built, in the build's
-/// own call after the build or in a later call on that host before the next
-/// launch.
+/// A use of what was built, in the build's own call after the build or in
+/// a later call on that host before the next launch: an import, listing or
+/// version query of it (a check), or a run that loads it (a script that
+/// imports it, its console script, a test run, a built binary). Passed,
+/// failed (the check failed, or the run could not find or import it), or
+/// inconclusive when the transcript has no result of it.
 pub(super) fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> LedgerEntry {
-    let later = timeline
-        .checkpoints
-        .iter()
-        .filter(|c| c.id > build.id && c.span.source == build.span.source)
-        .filter(|c| same_host(c.host.as_deref(), build.host.as_deref()))
-        .take_while(|c| c.kind != CheckpointKind::Launch);
-    let here = build.commands[at + 1..]
-        .iter()
-        .any(checks_product)
-        .then_some(build);
+    let names = product_names(build, at);
+    let writes_before = |id: usize| -> Vec<&Written> {
+        timeline
+            .writes
+            .iter()
+            .filter(|w| w.from <= id && w.span.source == build.span.source)
+            .collect()
+    };
+    let use_in = |c: &Checkpoint, commands: &[crate::parse::shell::SimpleCommand]| {
+        let writes = writes_before(c.id);
+        commands
+            .iter()
+            .filter_map(|command| uses_product(command, &names, &writes))
+            .min_by_key(|u| *u != Use::Check)
+    };
+    let here = use_in(build, &build.commands[at + 1..]).map(|u| (build, u));
     let check = here.or_else(|| {
-        later
-            .into_iter()
-            .find(|c| c.commands.iter().any(checks_product))
+        timeline
+            .checkpoints
+            .iter()
+            .filter(|c| c.id > build.id && c.span.source == build.span.source)
+            .filter(|c| same_host(c.host.as_deref(), build.host.as_deref()))
+            .take_while(|c| c.kind != CheckpointKind::Launch)
+            .find_map(|c| use_in(c, &c.commands).map(|u| (c, u)))
     });
-    match check {
-        Some(check) => {
-            let failed = check.exit_code.is_some_and(|c| c != 0)
-                || check.is_error
-                || check.seen.iter().any(|l| {
-                    l.text.contains("ModuleNotFoundError")
-                        || l.text.contains("ImportError")
-                        || l.text.contains("No such file")
-                });
-            LedgerEntry {
-                check: "product-checked",
-                status: if failed {
-                    LedgerStatus::Failed
-                } else {
-                    LedgerStatus::Passed
-                },
-                detail: if failed {
-                    "the check of what was built failed".to_owned()
-                } else {
-                    "what was built was imported, listed or queried".to_owned()
-                },
-                evidence: vec![check.command_quote()],
-            }
-        }
-        None => LedgerEntry {
+    let Some((check, how)) = check else {
+        return LedgerEntry {
             check: "product-checked",
             status: LedgerStatus::NotChecked,
             detail: "nothing imports, lists or runs what was built".to_owned(),
             evidence: vec![build.command_quote()],
-        },
+        };
+    };
+    let failed = product_missing(check)
+        || how == Use::Check && (check.exit_code.is_some_and(|c| c != 0) || check.is_error);
+    let unknown = check.output.is_none() && check.exit_code.is_none() && !check.is_error;
+    let (status, detail) = if failed {
+        (
+            LedgerStatus::Failed,
+            "the check of what was built failed".to_owned(),
+        )
+    } else if unknown {
+        (
+            LedgerStatus::Inconclusive,
+            "what was built was used, but the transcript has no result of it".to_owned(),
+        )
+    } else if how == Use::Run {
+        (
+            LedgerStatus::Passed,
+            "a later run loaded what was built".to_owned(),
+        )
+    } else {
+        (
+            LedgerStatus::Passed,
+            "what was built was imported, listed or queried".to_owned(),
+        )
+    };
+    LedgerEntry {
+        check: "product-checked",
+        status,
+        detail,
+        evidence: vec![check.command_quote()],
     }
 }
 
@@ -503,6 +527,62 @@ mod tests {
             .into_iter()
             .map(|e| (e.check, e.status))
             .collect()
+    }
+
+    fn build_ledger(text: &str) -> Vec<Vec<(&'static str, LedgerStatus)>> {
+        let sources = [Source::new("t.txt", text)];
+        let format = crate::parse::detect(text);
+        let parsed = vec![(format, true, crate::parse::parse(&sources[0], 0, format))];
+        let timeline = crate::timeline::build(&[&sources[0]], parsed);
+        timeline
+            .checkpoints
+            .iter()
+            .map(|c| {
+                for_checkpoint(&timeline, c)
+                    .into_iter()
+                    .map(|e| (e.check, e.status))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|l| !l.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn builds_read_their_tools_success_and_error_lines_and_later_uses() {
+        use LedgerStatus::*;
+        // pip's conflict notice comes before its success line; the console
+        // script of what it installed is a use of it.
+        let text = "$ pip install -e .\n\
+                    ERROR: pip's dependency resolver does not currently take into account all the packages that are installed.\n\
+                    Successfully built mytool\n\
+                    Successfully installed mytool-0.1.0 requests-2.0.0\n\
+                    $ mytool --help\n\
+                    usage: mytool [-h]\n";
+        assert_eq!(
+            build_ledger(text),
+            [[("build-succeeded", Passed), ("product-checked", Passed)]]
+        );
+        // make stops on an error after building some targets; the built
+        // binary is then not found.
+        let text = "$ make -j8\n\
+                    [ 50%] Built target util\n\
+                    make: *** [Makefile:12: all] Error 2\n\
+                    $ ./build/bin/app\n\
+                    bash: ./build/bin/app: No such file or directory\n";
+        assert_eq!(
+            build_ledger(text),
+            [[("build-succeeded", Failed), ("product-checked", Failed)]]
+        );
+        // A script run is no use of a package unless the transcript shows
+        // the script importing it.
+        let text = "$ cargo build --release\n\
+                    Finished `release` profile [optimized] target(s) in 1m 02s\n\
+                    $ python plot.py\n\
+                    done\n";
+        assert_eq!(
+            build_ledger(text),
+            [[("build-succeeded", Passed), ("product-checked", NotChecked)]]
+        );
     }
 
     #[test]

@@ -194,7 +194,8 @@ fn at_prose(prose: &crate::timeline::Prose) -> String {
         .unwrap_or_default()
 }
 
-/// The checkpoints that looked at a server after its launch.
+/// The checkpoints that looked at a server: its launch, when its output
+/// shows anything, and those after it.
 fn observers<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = &'t Checkpoint> {
     server
         .observed_by

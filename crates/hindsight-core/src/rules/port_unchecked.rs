@@ -73,7 +73,10 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             ),
         )
     } else if failed.is_empty() {
-        if let Some(last) = observers(timeline, server).last() {
+        if let Some(last) = observers(timeline, server)
+            .last()
+            .filter(|c| server.launch != Some(c.id))
+        {
             evidence.push(last.command_quote());
         }
         (

@@ -136,6 +136,36 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
     CheckpointKind::Other
 }
 
+/// The top-level modules a Python text imports: `import a.b, c as d` → `a`,
+/// `c`; `from e.f import g` → `e` (relative imports name none). Read line
+/// by line, indented ones too (imports inside functions, `python -c` text
+/// joined by `;`).
+pub fn python_imports(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        let top = name.trim().split('.').next().unwrap_or("");
+        if !top.is_empty()
+            && top.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !found.iter().any(|f| f == top)
+        {
+            found.push(top.to_owned());
+        }
+    };
+    for statement in text.split(['\n', ';']) {
+        let statement = statement.trim();
+        if let Some(rest) = statement.strip_prefix("import ") {
+            for name in rest.split(',') {
+                add(name.split_whitespace().next().unwrap_or(""));
+            }
+        } else if let Some(rest) = statement.strip_prefix("from ")
+            && let Some((module, _)) = rest.split_once(" import ")
+        {
+            add(module);
+        }
+    }
+    found
+}
+
 /// Programs that look at state without changing it.
 const VERIFY_PROGRAMS: &[&str] = &[
     "curl",
@@ -503,6 +533,20 @@ mod tests {
 
     fn kind(input: &str) -> Vec<CheckpointKind> {
         parse(input).iter().map(kind_of).collect()
+    }
+
+    #[test]
+    fn python_imports_name_top_level_modules() {
+        assert_eq!(
+            python_imports(
+                "import os, numpy as np\nfrom marshmallow.fields import TimeDelta\n  import a.b\nfrom . import x\nx = 'import y'"
+            ),
+            ["os", "numpy", "marshmallow", "a"]
+        );
+        assert_eq!(
+            python_imports("import sgl_kernel; print(1)"),
+            ["sgl_kernel"]
+        );
     }
 
     #[test]

@@ -168,6 +168,20 @@ impl Prose {
     }
 }
 
+/// A file the agent wrote (an editor tool, or `cat > x.py <<EOF`), kept
+/// for what later checks need of it: the Python modules it imports, so a
+/// later `python x.py` is known to load them.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub span: Span,
+    pub path: String,
+    /// The first checkpoint that can see it (a write inside a call counts
+    /// for that call's later commands).
+    pub from: usize,
+    /// Top-level modules it imports (`from a.b import c` → `a`).
+    pub imports: Vec<String>,
+}
+
 /// A phase of a server's life, as its log (or the agent's view of it) shows.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -609,7 +623,8 @@ pub struct Server {
     pub log_source: Option<SourceId>,
     /// What the log (or, without a log, the agent's view) shows.
     pub lifecycle: Lifecycle,
-    /// Checkpoints after the launch that looked at this server.
+    /// Checkpoints that looked at this server: the launch itself when its
+    /// output shows anything, then those after it.
     pub observed_by: Vec<usize>,
     /// For a server that is not an inference engine: the program that
     /// started it (`uvicorn`, `npm run dev`).
@@ -761,6 +776,8 @@ pub struct Timeline {
     pub checkpoints: Vec<Checkpoint>,
     pub servers: Vec<Server>,
     pub prose: Vec<Prose>,
+    /// Files the agent wrote, in order.
+    pub writes: Vec<Written>,
     /// Credentials found in any source.
     pub secrets: Vec<secrets::Secret>,
 }
@@ -1090,6 +1107,22 @@ fn collect_checkpoints(
                 let host = commands.iter().find_map(|c| c.host.clone()).or(prompt_host);
                 let observations = classify::observations(&commands);
                 let id = timeline.checkpoints.len();
+                // `cat > x.py <<'EOF' … EOF`: a file written by the call.
+                for command in &commands {
+                    let body = command.redirects.iter().find_map(|r| {
+                        (r.op.starts_with("<<") && r.op != "<<<")
+                            .then_some(r.body.as_deref())
+                            .flatten()
+                    });
+                    if let (Some(path), Some(body)) = (command.stdout_path(), body) {
+                        timeline.writes.push(Written {
+                            span: event.span,
+                            path: path.to_owned(),
+                            from: id,
+                            imports: classify::python_imports(body),
+                        });
+                    }
+                }
                 by_event.insert(index, id);
                 timeline.checkpoints.push(Checkpoint {
                     id,
@@ -1139,6 +1172,12 @@ fn collect_checkpoints(
                 checkpoint.exit_code = exit_code.or(checkpoint.exit_code);
                 checkpoint.is_error |= is_error;
             }
+            EventKind::FileWrite { path, text } => timeline.writes.push(Written {
+                span: event.span,
+                path,
+                from: timeline.checkpoints.len(),
+                imports: classify::python_imports(&text),
+            }),
             EventKind::Log(_) | EventKind::Unrecognized | EventKind::PastedLog { .. } => {}
         }
     }
@@ -1506,8 +1545,18 @@ fn by_content(timeline: &Timeline, candidates: &[usize], log: &Parsed) -> Option
 
 /// Decides which server each checkpoint after a launch looked at, and for
 /// servers without a log, builds their lifecycle from what the agent saw.
+/// A launch's own output is the first thing the agent saw of its server
+/// (a foreground server prints its bind line there; a background one's
+/// polled output is attached to it).
 fn attribute_observations(timeline: &mut Timeline) {
     for checkpoint in &timeline.checkpoints {
+        if checkpoint.seen.iter().next().is_some() {
+            for server in &mut timeline.servers {
+                if server.launch == Some(checkpoint.id) {
+                    server.observed_by.push(checkpoint.id);
+                }
+            }
+        }
         let candidates: Vec<usize> = timeline
             .servers
             .iter()
@@ -1548,7 +1597,14 @@ fn attribute_observations(timeline: &mut Timeline) {
             .copied()
             .filter(|&id| names_server(&timeline.servers[id]))
             .collect();
-        let chosen = if named.is_empty() {
+        let launches = timeline
+            .servers
+            .iter()
+            .any(|s| s.launch == Some(checkpoint.id));
+        let chosen = if named.is_empty() && launches {
+            // A launch's output is its own server's, not an earlier one's.
+            Vec::new()
+        } else if named.is_empty() {
             // Otherwise: the latest server launched on the same host.
             candidates
                 .iter()
