@@ -84,7 +84,8 @@ pub struct Score {
 }
 
 impl Score {
-    fn merge(&mut self, other: &Score) {
+    /// Adds another score's tallies (its misses stay its own).
+    pub fn merge(&mut self, other: &Score) {
         self.detection.merge(other.detection);
         self.facts.merge(other.facts);
         self.checkpoints.merge(other.checkpoints);

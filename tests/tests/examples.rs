@@ -335,6 +335,10 @@ fn every_input_format_is_detected_from_its_first_bytes() {
             "swe-agent-sglang-ps-only/serve-qwen__repo-1.traj",
             "swe-agent-trajectory",
         ),
+        (
+            "gemini-cli-vllm-ps-only/session-2025-11-14T14-01-4f0c2a91.json",
+            "gemini-cli-session",
+        ),
     ];
     for (file, format) in expected {
         let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();

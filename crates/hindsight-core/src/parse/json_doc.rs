@@ -1,5 +1,5 @@
-//! Shared help for whole-document JSON formats (OpenHands, SWE-agent): they
-//! are not line-oriented, so an event's span is found by locating its
+//! Shared help for whole-document JSON formats (OpenHands, SWE-agent, Gemini
+//! CLI): they are not line-oriented, so an event's span is found by locating its
 //! JSON-escaped text in the document, moving forward as events go.
 
 use serde_json::Value;
@@ -13,6 +13,8 @@ pub(super) struct Locator<'t> {
     text: &'t str,
     source: usize,
     cursor: usize,
+    /// Where searching stops (the end of the text, or of one record).
+    end: usize,
 }
 
 impl<'t> Locator<'t> {
@@ -21,6 +23,19 @@ impl<'t> Locator<'t> {
             text,
             source,
             cursor: 0,
+            end: text.len(),
+        }
+    }
+
+    /// A locator that searches only `start..end` of the text: one record of
+    /// a document whose records' places are known.
+    pub(super) fn within(text: &'t str, source: usize, start: usize, end: usize) -> Self {
+        let end = end.min(text.len());
+        Self {
+            text,
+            source,
+            cursor: start.min(end),
+            end,
         }
     }
 
@@ -39,7 +54,7 @@ impl<'t> Locator<'t> {
         let needle = serde_json::to_string(value).unwrap_or_default();
         match self
             .text
-            .get(self.cursor..)
+            .get(self.cursor..self.end)
             .and_then(|rest| rest.find(&needle))
         {
             Some(at) => {
@@ -55,11 +70,16 @@ impl<'t> Locator<'t> {
         self.cursor = self.cursor.max(offset.min(self.text.len()));
     }
 
+    /// An empty span where the search has got to.
+    pub(super) fn here(&self) -> Span {
+        Span::new(self.source, self.cursor, self.cursor)
+    }
+
     /// Moves past the next occurrence of `marker` (a key such as `"id": 12`).
     pub(super) fn skip_to(&mut self, marker: &str) {
         if let Some(at) = self
             .text
-            .get(self.cursor..)
+            .get(self.cursor..self.end)
             .and_then(|rest| rest.find(marker))
         {
             self.cursor += at;

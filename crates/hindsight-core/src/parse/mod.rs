@@ -8,6 +8,7 @@ pub mod aider;
 pub mod claude_code;
 pub mod codex;
 pub mod codex_tui;
+pub mod gemini;
 mod json_doc;
 pub mod launch_head;
 pub mod llamacpp_log;
@@ -44,6 +45,9 @@ pub enum Format {
     /// A Codex TUI session recording (`CODEX_TUI_RECORD_SESSION=1`, JSONL
     /// of `dir`/`kind`/`payload` records).
     CodexTuiRecording,
+    /// A Gemini CLI session (`~/.gemini/tmp/<hash>/chats/session-*.json`, a
+    /// JSON document, or `.jsonl`), a `/chat save` checkpoint or `logs.json`.
+    GeminiCliSession,
     /// aider's `.aider.chat.history.md`.
     AiderHistory,
     /// An OpenHands trajectory (JSON array of events).
@@ -75,6 +79,7 @@ impl Format {
         Format::ClaudeCodeJsonl,
         Format::CodexRollout,
         Format::CodexTuiRecording,
+        Format::GeminiCliSession,
         Format::AiderHistory,
         Format::OpenhandsTrajectory,
         Format::SweAgentTrajectory,
@@ -94,6 +99,7 @@ impl Format {
             Format::ClaudeCodeJsonl => "claude-code-jsonl",
             Format::CodexRollout => "codex-rollout",
             Format::CodexTuiRecording => "codex-tui-recording",
+            Format::GeminiCliSession => "gemini-cli-session",
             Format::AiderHistory => "aider-history",
             Format::OpenhandsTrajectory => "openhands-trajectory",
             Format::SweAgentTrajectory => "swe-agent-trajectory",
@@ -119,6 +125,7 @@ impl Format {
             Format::ClaudeCodeJsonl
                 | Format::CodexRollout
                 | Format::CodexTuiRecording
+                | Format::GeminiCliSession
                 | Format::OpenhandsTrajectory
                 | Format::SweAgentTrajectory
         )
@@ -343,12 +350,20 @@ fn detect_json_document(text: &str) -> Format {
         if openhands::looks_like_jsonl(text) {
             return Format::OpenhandsTrajectory;
         }
+        // A legacy Gemini CLI session is rewritten whole: a copy taken
+        // mid-write is cut short, and its messages before the cut still count.
+        let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
+        if gemini::looks_like_cut_session(head) {
+            return Format::GeminiCliSession;
+        }
         return Format::JsonDocument;
     };
     if swe_agent::is_trajectory(&document) {
         Format::SweAgentTrajectory
     } else if openhands::events_of(&document).is_some() {
         Format::OpenhandsTrajectory
+    } else if gemini::looks_like_document(&document) {
+        Format::GeminiCliSession
     } else {
         Format::JsonDocument
     }
@@ -386,6 +401,9 @@ fn detect_jsonl(head: &str) -> Option<Format> {
             && openhands::events_of(&record).is_some()
         {
             return Some(Format::OpenhandsTrajectory);
+        }
+        if gemini::looks_like_record(&record) {
+            return Some(Format::GeminiCliSession);
         }
     }
     // JSON lines of no known shape: Claude Code's reader keeps unknown records.
@@ -446,6 +464,7 @@ fn parse_format(source: &Source, id: SourceId, format: Format) -> Parsed {
         Format::ClaudeCodeJsonl => claude_code::parse(&source.text, id),
         Format::CodexRollout => codex::parse(&source.text, id),
         Format::CodexTuiRecording => codex_tui::parse(&source.text, id),
+        Format::GeminiCliSession => gemini::parse(&source.text, id),
         Format::AiderHistory => aider::parse(&source.text, id),
         Format::OpenhandsTrajectory => openhands::parse(&source.text, id),
         Format::SweAgentTrajectory => swe_agent::parse(&source.text, id),
@@ -485,6 +504,28 @@ mod tests {
             Format::OpenhandsTrajectory
         );
         assert_eq!(detect("{\"trajectory\": []}"), Format::SweAgentTrajectory);
+        assert_eq!(
+            detect(
+                "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": []\n}\n"
+            ),
+            Format::GeminiCliSession
+        );
+        assert_eq!(
+            detect(
+                "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": [\n    {\"id\": \"u"
+            ),
+            Format::GeminiCliSession
+        );
+        assert_eq!(
+            detect(
+                "{\"sessionId\":\"s\",\"projectHash\":\"p\",\"kind\":\"main\"}\n{\"id\":\"u\",\"timestamp\":\"t\",\"type\":\"user\",\"content\":\"hi\"}\n"
+            ),
+            Format::GeminiCliSession
+        );
+        assert_eq!(
+            detect("[{\"role\": \"user\", \"parts\": [{\"text\": \"hi\"}]}]"),
+            Format::GeminiCliSession
+        );
         assert_eq!(
             detect("# aider chat started at 2025-06-01 10:00:00\n"),
             Format::AiderHistory
