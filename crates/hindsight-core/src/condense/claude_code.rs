@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{Note, Outcome, carried};
-use crate::parse::claude_code::{KILL_TOOLS, POLL_TOOLS, SHELL_TOOLS};
+use crate::parse::claude_code::{KILL_TOOLS, POLL_TOOLS, SHELL_TOOLS, is_browser_open};
 
 /// The tool calls whose results are still to come.
 #[derive(Debug, Default)]
@@ -102,7 +102,8 @@ impl Calls {
                 let name = block.name.as_deref().unwrap_or("");
                 let shell = SHELL_TOOLS.contains(&name)
                     || POLL_TOOLS.contains(&name)
-                    || KILL_TOOLS.contains(&name);
+                    || KILL_TOOLS.contains(&name)
+                    || is_browser_open(name);
                 if shell && let Some(id) = &block.id {
                     self.kept_calls.insert(id.to_string());
                     if POLL_TOOLS.contains(&name) {

@@ -29,6 +29,20 @@ pub(crate) const KILL_TOOLS: &[&str] = &["KillShell", "KillBash", "TaskStop"];
 /// (the timeline classifies it as a kill).
 pub const KILL_SHELL: &str = "KillShell";
 
+/// The command a browser tool's page load is recorded as: `browser-open
+/// URL` (the timeline reads it as a request to that URL).
+pub const BROWSER_OPEN: &str = "browser-open";
+
+/// Whether a tool loads a page in a browser (Playwright's or Puppeteer's
+/// MCP server, Claude's own browser tools): a request to its URL.
+pub(crate) fn is_browser_open(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.ends_with("browser_navigate")
+        || name.ends_with("puppeteer_navigate")
+        || name.ends_with("navigate_page")
+        || name.ends_with("__navigate")
+}
+
 #[derive(Default)]
 struct State {
     parsed: Parsed,
@@ -203,6 +217,21 @@ impl State {
                     prompt_host: None,
                     time,
                     background,
+                },
+            );
+            self.commands.insert(id, event);
+        } else if is_browser_open(name) {
+            let Some(url) = input.and_then(|i| i.get("url")).and_then(Value::as_str) else {
+                return;
+            };
+            let event = self.push(
+                span,
+                EventKind::Command {
+                    text: format!("{BROWSER_OPEN} {url}"),
+                    actor,
+                    prompt_host: None,
+                    time,
+                    background: false,
                 },
             );
             self.commands.insert(id, event);

@@ -99,6 +99,13 @@ const SPINNER_GLYPHS: &[char] = &['✢', '✳', '✶', '✻', '✽', '·', '*', 
 fn tui_tool(trimmed: &str) -> Option<(&str, &str)> {
     let trimmed = trimmed.trim_start_matches('`');
     let rest = trimmed.trim_start_matches(TUI_GLYPHS).trim_start();
+    // An MCP server's tool: `playwright - Navigate to a URL (MCP)(url: …)`.
+    if trimmed.starts_with(TUI_GLYPHS)
+        && let Some(at) = rest.find(" (MCP)(")
+        && at <= 80
+    {
+        return Some((&rest[..at], &rest[at + " (MCP)(".len()..]));
+    }
     let open = rest.find('(')?;
     let name = &rest[..open];
     let valid = !name.is_empty()
@@ -631,6 +638,28 @@ impl Parser<'_> {
             }
             return index + 1;
         }
+        // A browser tool's page load (`playwright - Navigate to a URL
+        // (MCP)(url: "http://localhost:8000/")`): a request to the URL.
+        if let Some(url) = navigated_url(name, rest) {
+            let span = self.line_span(index);
+            let event = self.push(
+                span,
+                EventKind::Command {
+                    text: format!("{} {url}", super::claude_code::BROWSER_OPEN),
+                    actor: Actor::Agent,
+                    prompt_host: None,
+                    time: None,
+                    background: false,
+                },
+            );
+            self.skipping_results = false;
+            self.open = Some(OpenCommand {
+                event,
+                output: None,
+                tui: Some(TuiOutput::default()),
+            });
+            return index + 1;
+        }
         if matches!(compact.as_str(), "KillShell" | "KillBash") {
             // `Kill Shell(Kill shell: 3fa44a)`: the background shell stops.
             let shell = rest
@@ -930,6 +959,20 @@ fn is_bare_command(trimmed: &str) -> bool {
     let sentence =
         trimmed.ends_with(['.', '?', '!']) && !trimmed.ends_with("..") || rest.len() > 40;
     (argument || rest.len() <= 6) && !sentence
+}
+
+/// The URL a browser tool's call loads: `playwright - Navigate to a URL
+/// (MCP)(url: "http://…")`, `puppeteer_navigate (MCP)(url: "…")`.
+fn navigated_url(name: &str, rest: &str) -> Option<String> {
+    let name = name.to_ascii_lowercase();
+    if !(name.contains("navigate") || name.contains("browser")) {
+        return None;
+    }
+    let at = rest.find("url:")?;
+    let value = rest[at + 4..].trim_start().trim_start_matches('"');
+    let end = value.find(['"', ')', ' ']).unwrap_or(value.len());
+    let url = &value[..end];
+    url.starts_with("http").then(|| url.to_owned())
 }
 
 /// ```` ```lang ```` or `~~~lang` → the language (empty when none).
@@ -1375,6 +1418,17 @@ mod tests {
                 true
             ))
         );
+    }
+
+    #[test]
+    fn a_browser_tools_page_load_is_a_request() {
+        let text = "● playwright - Navigate to a URL (MCP)(url: \"http://localhost:8000/static/index.html\")\n  ⎿  Error: ### Result\n     Error: page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:8000/static/index.html\n";
+        let k = kinds(text);
+        assert_eq!(
+            k[0],
+            "cmd browser-open http://localhost:8000/static/index.html @None"
+        );
+        assert!(k[1].contains("ERR_CONNECTION_REFUSED"), "{k:?}");
     }
 
     #[test]

@@ -73,6 +73,8 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         }
         // A background shell stopped by the agent's tool (Claude Code).
         crate::parse::claude_code::KILL_SHELL => return CheckpointKind::Kill,
+        // A page loaded by the agent's browser tool: a request.
+        crate::parse::claude_code::BROWSER_OPEN => return CheckpointKind::Verify,
         "fuser" if argv.iter().any(|a| a == "-k" || a.starts_with("-k")) => {
             return CheckpointKind::Kill;
         }
@@ -267,7 +269,7 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
             commands[i + 1..]
                 .iter()
                 .take_while(|c| c.piped_from_previous)
-                .filter(|c| matches!(c.program(), "grep" | "egrep" | "rg"))
+                .filter(|c| matches!(c.program(), "grep" | "egrep" | "rg" | "findstr"))
                 .flat_map(|c| c.argv[1..].iter())
                 .find_map(|a| port_in(a))
         };
@@ -301,7 +303,7 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                     });
                 }
             }
-            "curl" | "wget" | "http" => {
+            "curl" | "wget" | "http" | crate::parse::claude_code::BROWSER_OPEN => {
                 for word in argv[1..].iter().filter(|a| !a.starts_with('-')) {
                     if let Some(request) = http_target(word) {
                         found.push(request);

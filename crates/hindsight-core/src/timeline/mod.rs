@@ -1271,6 +1271,14 @@ fn is_request_failure(line: &str) -> bool {
         "502 Bad Gateway",
         "No route to host",
         "Could not resolve host",
+        // A browser tool's load (`net::ERR_CONNECTION_REFUSED`).
+        "ERR_CONNECTION_REFUSED",
+        "ERR_CONNECTION_RESET",
+        "ERR_EMPTY_RESPONSE",
+        "ERR_CONNECTION_TIMED_OUT",
+        // PowerShell's Invoke-WebRequest.
+        "Unable to connect to the remote server",
+        "No connection could be made",
     ];
     FAILURES.iter().any(|f| line.contains(f))
 }
@@ -1601,7 +1609,12 @@ fn attribute_observations(timeline: &mut Timeline) {
             .servers
             .iter()
             .any(|s| s.launch == Some(checkpoint.id));
-        let chosen = if named.is_empty() && launches {
+        // A kill or a build looks at no server unless it names one.
+        let acts = matches!(
+            checkpoint.kind,
+            CheckpointKind::Kill | CheckpointKind::Build
+        );
+        let chosen = if named.is_empty() && (launches || acts) {
             // A launch's output is its own server's, not an earlier one's.
             Vec::new()
         } else if named.is_empty() {
