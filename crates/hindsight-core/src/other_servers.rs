@@ -219,6 +219,19 @@ const PROGRAMS: &[Program] = &[
         words: &["ray", "start"],
         default_port: None,
     },
+    // MCP servers (stdio or HTTP).
+    Program {
+        words: &["fastmcp", "run"],
+        default_port: None,
+    },
+    Program {
+        words: &["mcp", "run"],
+        default_port: None,
+    },
+    Program {
+        words: &["mcp", "dev"],
+        default_port: Some(6274),
+    },
 ];
 
 /// A non-engine server launch: its port, given or by default, when known.

@@ -11,11 +11,26 @@ use super::{Actor, Event, EventKind, Parsed, Role};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Span, lines_with_offsets};
 
-/// Whether a text looks like an aider chat history (for detection).
+/// Whether a text looks like an aider chat history (for detection), also
+/// one kept inside another Markdown file, where the header is quoted and
+/// escaped (`> \# aider chat started at …`).
 pub fn looks_like(head: &str) -> bool {
-    head.lines()
-        .take(50)
-        .any(|l| l.starts_with("# aider chat started at"))
+    head.lines().take(50).any(|l| header(l).is_some())
+}
+
+/// The session header, plain or quoted and escaped.
+fn header(line: &str) -> Option<&str> {
+    line.trim_start_matches(['>', ' '])
+        .trim_start_matches('\\')
+        .strip_prefix("# aider chat started at ")
+}
+
+/// A user's input line: `#### text`, or quoted in a document that holds
+/// the history (`> ##### text`).
+fn user_input(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("> ").unwrap_or(line);
+    rest.strip_prefix("##### ")
+        .or_else(|| rest.strip_prefix("#### "))
 }
 
 /// Parses a chat history.
@@ -25,7 +40,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
     for (number, (offset, line)) in lines_with_offsets(text).enumerate() {
         let span = Span::new(source, offset, offset + line.len());
         let content = line.trim_end();
-        if let Some(started) = content.strip_prefix("# aider chat started at ") {
+        if let Some(started) = header(content) {
             parsed.events.push(Event {
                 span,
                 kind: EventKind::Message {
@@ -36,7 +51,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             let _ = started;
             continue;
         }
-        let (command, actor) = if let Some(user) = content.strip_prefix("#### ") {
+        let (command, actor) = if let Some(user) = user_input(content) {
             let user = user.trim();
             let run = user
                 .strip_prefix("/run ")

@@ -400,8 +400,20 @@ pub fn message_of(line: &str) -> String {
     message[..cut].to_owned()
 }
 
-/// Rank tags written in the message itself (NCCL, MPI, `world_size=… rank=…`).
+/// Rank tags written in the message itself (NCCL, MPI, `world_size=… rank=…`,
+/// vLLM's worker names `VllmWorker-3`).
 fn body_ranks(message: &str, result: &mut LogLine) {
+    if result.rank.is_none()
+        && let Some(at) = message.find("VllmWorker-")
+    {
+        let digits: String = message[at + "VllmWorker-".len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        if !digits.is_empty() {
+            result.rank = Some(format!("rank {digits}"));
+        }
+    }
     if !message.contains("ank") {
         return;
     }
@@ -1633,8 +1645,11 @@ fn request_needles() -> Vec<&'static str> {
 static REQUEST_SCAN: LazyLock<Literals> = LazyLock::new(|| Literals::new(&request_needles()));
 
 /// What a rank tag is written with: `TPn`, `DPn`, `PPn`, `EPn`, `ATTN_CPn`,
-/// `pid=` (vLLM's process tags), `RANK`, `rank`, and TGI's `Shard n`.
-const RANK_LITERALS: [&str; 9] = ["TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank", "hard "];
+/// `pid=` (vLLM's process tags), `RANK`, `rank`, TGI's `Shard n` and vLLM's
+/// `VllmWorker-n`.
+const RANK_LITERALS: [&str; 10] = [
+    "TP", "DP", "PP", "EP", "CP", "pid=", "ANK", "ank", "hard ", "Worker-",
+];
 
 static RANK_SCAN: LazyLock<Literals> = LazyLock::new(|| Literals::new(&RANK_LITERALS));
 
