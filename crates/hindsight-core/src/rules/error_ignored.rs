@@ -236,8 +236,26 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
             && p.span.start < next_action_start
     })?;
     let said = prose.said.to_ascii_lowercase();
+    // "Maybe it is still starting; checking" investigates, it does not
+    // take the server to be fine.
+    let doubts = [
+        "maybe",
+        "might",
+        "perhaps",
+        "probably",
+        "check",
+        "look",
+        "let me",
+        "?",
+        "seems",
+        "not sure",
+        "investigat",
+        "why",
+    ]
+    .iter()
+    .any(|w| said.contains(w));
     let claims_fine = !crate::claims::claims(&prose.said).is_empty()
-        || PROGRESS_WORDS.iter().any(|w| said.contains(w));
+        || !doubts && PROGRESS_WORDS.iter().any(|w| said.contains(w));
     // Naming the failure is reading it, not ignoring it.
     let names_failure = [
         "error",

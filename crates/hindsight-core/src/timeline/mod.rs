@@ -117,6 +117,9 @@ pub struct PortCheck {
     pub outcome: Outcome,
     /// The output line that decided the outcome, if one did.
     pub line: Option<Quote>,
+    /// A request that failed by timing out: the server may be busy rather
+    /// than down.
+    pub timed_out: bool,
 }
 
 impl Checkpoint {
@@ -1212,6 +1215,7 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                         Outcome::Failed
                     },
                     line: listening.map(|(span, text)| quote(*span, text)),
+                    timed_out: false,
                 });
             }
             Observation::Http { host, port, .. } => {
@@ -1224,6 +1228,12 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     (None, true) => Outcome::Unknown,
                     (None, false) => Outcome::Passed,
                 };
+                let timed_out = failure.is_some_and(|(_, line)| {
+                    line.contains("timed out")
+                        || line.contains("Timeout")
+                        || line.contains("TIMED_OUT")
+                        || line.contains("curl: (28)")
+                });
                 checks.push(PortCheck {
                     port: *port,
                     target: Some(host.clone()),
@@ -1232,6 +1242,7 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     line: failure
                         .or(lines.first())
                         .map(|(span, text)| quote(*span, text)),
+                    timed_out,
                 });
             }
             _ => {}
@@ -1643,7 +1654,13 @@ fn attribute_observations(timeline: &mut Timeline) {
             continue;
         }
         for &id in &server.observed_by {
-            for line in &timeline.checkpoints[id].seen {
+            let checkpoint = &timeline.checkpoints[id];
+            // A request shows the client's side (`curl: (7)`, a browser's
+            // `TimeoutError`), not the server's log: its outcome is a probe's.
+            if is_client_view(checkpoint) {
+                continue;
+            }
+            for line in &checkpoint.seen {
                 server
                     .lifecycle
                     .absorb(line.span, line.log, line.rank, false);
@@ -1683,7 +1700,13 @@ fn probed_servers(timeline: &mut Timeline) {
             if check.request && (port == 443 || port == 80 && check.target.is_none()) {
                 continue;
             }
-            found.push((host, port, check.outcome, probed_engine(checkpoint, port)));
+            // A timeout says the server is slow, not whether it is up.
+            let outcome = if check.timed_out {
+                Outcome::Unknown
+            } else {
+                check.outcome
+            };
+            found.push((host, port, outcome, probed_engine(checkpoint, port)));
         }
         for (host, port, outcome, engine) in found {
             let here = |server: &Server| {
@@ -1898,6 +1921,19 @@ fn is_local(host: &str) -> bool {
         || host.ends_with(".lan")
         || host.ends_with(".svc")
         || host.ends_with(".cluster.local")
+}
+
+/// Whether a checkpoint only sends requests (and reads no file): what it
+/// shows is the client's side.
+fn is_client_view(checkpoint: &Checkpoint) -> bool {
+    checkpoint
+        .observations
+        .iter()
+        .any(|o| matches!(o, Observation::Http { .. }))
+        && !checkpoint
+            .observations
+            .iter()
+            .any(|o| matches!(o, Observation::FileRead { .. }))
 }
 
 /// Compares hosts without the `user@` part; two unknown hosts are the same
