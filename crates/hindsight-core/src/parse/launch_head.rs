@@ -121,6 +121,7 @@ fn command_start(line: &str) -> Option<&str> {
         && (rest.split_whitespace().any(is_launch_word) || rest.trim_end().ends_with('\\'));
     (LAUNCH_WORDS.iter().any(|w| program.starts_with(w))
         || assignments
+        || first.starts_with("./")
         || program.ends_with(".py")
         || program.ends_with(".sh"))
     .then_some(rest)
@@ -179,11 +180,11 @@ fn launch_in_log(command: &str, engine: Engine) -> Option<(Engine, ServerSetting
         if engine == Engine::Unknown {
             continue;
         }
-        // `python3 api_server.py --port …`: the log says which engine.
-        let Some(script) = argv
-            .iter()
-            .position(|w| w.ends_with(".py") || w.ends_with(".sh"))
-        else {
+        // `python3 api_server.py --port …`, `./server -m … --port …`: the
+        // log says which engine.
+        let Some(script) = argv.iter().position(|w| {
+            w.ends_with(".py") || w.ends_with(".sh") || w.starts_with("./") || w.starts_with('/')
+        }) else {
             continue;
         };
         let settings = settings_from_args(engine, &argv[script + 1..]);

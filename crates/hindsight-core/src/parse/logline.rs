@@ -373,6 +373,13 @@ pub fn trigger_starts(text: &str) -> Option<Vec<usize>> {
 
 fn classify_with(line: &str, may_signal: bool) -> LogLine {
     let line = strip_envelope(line);
+    // A JSON log object: read the plain line it stands for.
+    if line.starts_with('{')
+        && let Some(plain) = super::json_log::text_of(line)
+        && !plain.starts_with('{')
+    {
+        return classify_with(&plain, may_signal);
+    }
     let found = prefix(line);
     let message = line.get(found.message..).unwrap_or("").trim_start();
     let mut result = LogLine {
@@ -394,6 +401,12 @@ pub fn message_of(line: &str) -> String {
     let first = line.lines().next().unwrap_or("");
     let clean = strip_ansi(first);
     let line = strip_envelope(&clean);
+    if line.starts_with('{')
+        && let Some(plain) = super::json_log::text_of(line)
+        && !plain.starts_with('{')
+    {
+        return message_of(&plain);
+    }
     let found = prefix(line);
     let message = line.get(found.message..).unwrap_or(line).trim();
     let cut = floor_char_boundary(message, 500);
@@ -578,6 +591,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Starting vLLM", BIND),
     ("Started HTTPService at", BIND),
     ("HTTP server is listening", BIND),
+    ("HTTP server listening", BIND),
     ("server is listening on", BIND),
     ("starting the main loop", BIND),
     ("Listening on ", BIND),
@@ -911,6 +925,17 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
     }
     if let Some(at) = message.find("Started HTTPService at") {
         return bound(&message[at..]);
+    }
+    // llama.cpp's server of early 2024 (JSON records): it listens once the
+    // model is loaded, so listening is readiness.
+    if message.contains("HTTP server listening")
+        && let Some(at) = message.find("port=")
+    {
+        let port = message[at + 5..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|p| p.parse().ok());
+        return Some(Signal::Ready { port });
     }
     if let Some(at) = message.find("HTTP server is listening, hostname: ") {
         // llama.cpp binds before it loads: `hostname: H, port: P, …`.
@@ -2116,6 +2141,16 @@ impl<'t> Block<'t> {
 /// Which engine wrote a line, from its shape and words, for format detection.
 pub fn engine_hint(line: &str) -> Option<Engine> {
     let line = strip_envelope(line);
+    if line.starts_with('{') {
+        if let Some(engine) = super::json_log::engine_of(line) {
+            return Some(engine);
+        }
+        if let Some(plain) = super::json_log::text_of(line)
+            && !plain.starts_with('{')
+        {
+            return engine_hint(&plain);
+        }
+    }
     let found = prefix(line);
     if found.engine == Some(Engine::Sglang) && python_logging_message(&line[found.message..]) {
         // `[2024-05-05 02:50:13] INFO auto_device.py:79: …`: SGLang's time

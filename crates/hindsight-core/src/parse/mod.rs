@@ -10,6 +10,7 @@ pub mod codex;
 pub mod codex_tui;
 pub mod gemini;
 mod json_doc;
+pub mod json_log;
 pub mod launch_head;
 pub mod llamacpp_log;
 pub mod logline;
@@ -249,7 +250,9 @@ pub fn detect(text: &str) -> Format {
     if let Some(format) = detect_jsonl(head) {
         return format;
     }
-    if looks_like_json_document(head) {
+    // A log written as JSON Lines is read line by line below, not as one
+    // JSON document.
+    if looks_like_json_document(head) && !json_log_lines(head) {
         return detect_json_document(text);
     }
     if aider::looks_like(head) {
@@ -286,7 +289,10 @@ pub fn detect(text: &str) -> Format {
         let stripped = logline::strip_ansi(trimmed);
         for segment in stripped.split('\r') {
             let classified = logline::classify(segment);
-            if classified.time.is_some() || classified.signal.is_some() {
+            if classified.time.is_some()
+                || classified.signal.is_some()
+                || json_log::engine_of(segment).is_some()
+            {
                 log_lines += 1;
             }
             if let Some(engine) = logline::engine_hint(segment) {
@@ -331,6 +337,26 @@ fn log_engine_of(votes: &[usize; 7]) -> crate::engine::Engine {
         .unwrap_or(Engine::Unknown)
 }
 
+/// Whether the first lines are JSON log records, one a line.
+fn json_log_lines(head: &str) -> bool {
+    let lines: Vec<&str> = head
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(10)
+        .collect();
+    let records = lines
+        .iter()
+        .filter(|l| {
+            serde_json::from_str::<serde_json::Value>(l.trim())
+                .ok()
+                .as_ref()
+                .and_then(serde_json::Value::as_object)
+                .is_some_and(json_log::is_log_record)
+        })
+        .count();
+    records >= 2 && records * 2 > lines.len()
+}
+
 /// `{"…` or `[{`, `["`, `[]`: a JSON document, not `[msg 1]` or `[2026-…]`.
 fn looks_like_json_document(head: &str) -> bool {
     let mut chars = head.trim_start().chars();
@@ -371,9 +397,11 @@ fn detect_json_document(text: &str) -> Format {
 
 /// JSONL transcripts: the first records that parse decide. The first line of
 /// a Claude Code file can exceed the head we look at, so a cut line counts as
-/// JSON when it starts like one.
+/// JSON when it starts like one. JSON Lines that are log records (a message
+/// with a level or a time) are a log, not a transcript.
 fn detect_jsonl(head: &str) -> Option<Format> {
     let mut json_lines = 0;
+    let mut log_records = 0;
     for line in head.lines().filter(|l| !l.trim().is_empty()).take(20) {
         let line = line.trim_start();
         let line = line
@@ -387,6 +415,12 @@ fn detect_jsonl(head: &str) -> Option<Format> {
             continue;
         };
         json_lines += 1;
+        if record.as_object().is_some_and(json_log::is_log_record)
+            && !claude_code::looks_like(&record)
+        {
+            log_records += 1;
+            continue;
+        }
         if codex::looks_like(&record) {
             return Some(Format::CodexRollout);
         }
@@ -407,7 +441,7 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         }
     }
     // JSON lines of no known shape: Claude Code's reader keeps unknown records.
-    (json_lines > 1).then_some(Format::ClaudeCodeJsonl)
+    (json_lines > 1 && log_records * 2 < json_lines).then_some(Format::ClaudeCodeJsonl)
 }
 
 /// Parses one source with the given format.
