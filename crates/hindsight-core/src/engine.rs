@@ -430,6 +430,9 @@ pub fn settings_from_args(engine: Engine, args: &[String]) -> ServerSettings {
                     read_speculative_config(config, &mut settings);
                 }
             }
+            // vLLM's dotted form: `--speculative-config.method eagle3`.
+            "--speculative-config.method" => settings.speculative_algorithm = value,
+            "--speculative-config.model" => settings.draft_model = value,
             "--mem-fraction-static"
             | "--mem-fraction"
             | "--mem-frac"

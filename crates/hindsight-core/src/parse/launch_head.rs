@@ -245,18 +245,29 @@ fn yaml_command(
     if inline.is_empty() || inline == ">" || inline == "|" || inline == ">-" || inline == "|-" {
         let indent = |l: &str| l.len() - l.trim_start().len();
         let key_indent = indent(lines[index].1);
-        while last + 1 < lines.len() && last - index < COMMAND_LINES {
-            let next = lines[last + 1].1;
-            if next.trim().is_empty() || indent(next) <= key_indent && !next.trim().starts_with('-')
-            {
+        let mut scan = index;
+        while scan + 1 < lines.len() && scan - index < COMMAND_LINES {
+            let next = lines[scan + 1].1;
+            let item = next.trim();
+            // Blank lines and comments inside the block are skipped.
+            if item.is_empty() || item.starts_with('#') {
+                scan += 1;
+                continue;
+            }
+            if indent(next) <= key_indent && !item.starts_with('-') {
                 break;
             }
-            let item = next.trim();
+            // A trailing `# comment` is no argument.
+            let item = match item.find(" #") {
+                Some(at) => item[..at].trim_end(),
+                None => item,
+            };
             match item.strip_prefix("- ") {
                 Some(value) => words.push(unquote(value)),
                 None => words.extend(shell_words(item)),
             }
-            last += 1;
+            scan += 1;
+            last = scan;
         }
     } else if inline.starts_with('[') {
         let json = json_words(inline)?;
@@ -350,6 +361,11 @@ mod tests {
             settings(k8s, Engine::Unknown),
             None,
             "flags alone need the engine"
+        );
+        let commented = "    command:\n      # 1. the model\n      - \"m\"\n\n      - \"--port\"\n      - \"8003\" # the API\n    ports:\n";
+        assert_eq!(
+            settings(commented, Engine::Vllm).expect("commented").1.port,
+            Some(8003)
         );
         let inline = "    command: [\"--model\", \"m\", \"--port\", \"8002\"]\n";
         assert_eq!(

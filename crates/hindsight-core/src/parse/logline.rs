@@ -255,6 +255,12 @@ pub fn strip_envelope(line: &str) -> &str {
             rest = quoted.strip_prefix(' ').unwrap_or(quoted);
             continue;
         }
+        // Docker Desktop's export: its own time before a compose prefix
+        // (`2025-07-16 04:09:13 hub-ollama-1   | …`).
+        if let Some(after) = docker_desktop_time(rest) {
+            rest = after;
+            continue;
+        }
         if !may_open_envelope(rest) {
             break;
         }
@@ -271,6 +277,63 @@ pub fn strip_envelope(line: &str) -> &str {
         rest = after;
     }
     rest
+}
+
+/// What follows Docker Desktop's `YYYY-MM-DD HH:MM:SS ` when a compose
+/// service's prefix comes next.
+fn docker_desktop_time(line: &str) -> Option<&str> {
+    let bytes = line.as_bytes();
+    let shaped = bytes.len() > 22
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes[10] == b' '
+        && bytes[13] == b':'
+        && bytes[16] == b':'
+        && bytes[19] == b' '
+        && bytes[..4].iter().all(u8::is_ascii_digit);
+    if !shaped {
+        return None;
+    }
+    let after = line.get(20..)?;
+    let name_end = after.find(' ')?;
+    let name = &after[..name_end];
+    let valid = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    (valid && after[name_end..].trim_start().starts_with("| ")).then_some(after)
+}
+
+/// The compose service or pod a collector's prefix names (`vllm-1  | …`,
+/// `[pod/sglang-0] …`), for a log of several.
+pub fn service_of(line: &str) -> Option<&str> {
+    let mut line = line.trim_start_matches(['>', ' ']);
+    // Docker Desktop's export puts its own time first.
+    if let Some(after) = docker_desktop_time(line) {
+        line = after;
+    }
+    // Compose's own word on a container: `vllm-1 exited with code 1`.
+    if let Some((name, rest)) = line.split_once(' ')
+        && rest.starts_with("exited with code ")
+        && !name.contains('|')
+    {
+        return Some(name);
+    }
+    if let Some(rest) = line.strip_prefix('[') {
+        let (inside, _) = rest.split_once("] ")?;
+        let (kind, name) = inside.split_once('/')?;
+        return matches!(kind, "pod" | "deployment" | "job" | "statefulset").then_some(name);
+    }
+    let (name, _) = line.split_once(" | ").or_else(|| line.split_once("\t| "))?;
+    let name = name.trim_end();
+    (!name.is_empty()
+        && !LEVELS.contains(&name)
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    .then_some(name)
 }
 
 /// Whether a line can start with one of [`ENVELOPE`]'s forms, judged from

@@ -314,7 +314,7 @@ pub fn detect(text: &str) -> Format {
 /// The engine most lines point to. Ollama's runner prints llama.cpp's own
 /// lines and trtllm-serve prints uvicorn's, so any Ollama line wins over
 /// llama.cpp.
-fn log_engine_of(votes: &[usize; 7]) -> crate::engine::Engine {
+pub(crate) fn log_engine_of(votes: &[usize; 7]) -> crate::engine::Engine {
     use crate::engine::Engine;
     const ORDER: [Engine; 6] = [
         Engine::Sglang,

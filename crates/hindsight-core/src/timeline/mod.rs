@@ -833,22 +833,43 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     // Logs' events are still read (linking, windows).
     let parsed = &parsed[..];
     create_servers(&mut timeline);
-    let mut logs: Vec<LogInput> = parsed
+    // A compose or pod-prefixed log of several services: one log each.
+    let services: Vec<(SourceId, Vec<(String, Format, Parsed)>)> = parsed
         .iter()
         .enumerate()
         .filter(|(_, (format, _, _))| format.is_log())
-        .map(|(source, (format, _, log))| LogInput {
-            source,
-            format: *format,
-            parsed: log,
-            name: Some(sources[source].name.as_str()),
+        .filter_map(|(source, (format, _, log))| {
+            split_services(&sources[source].text, *format, log).map(|split| (source, split))
         })
         .collect();
+    let mut logs: Vec<LogInput> = Vec::new();
+    for (source, (format, _, log)) in parsed.iter().enumerate() {
+        if !format.is_log() {
+            continue;
+        }
+        match services.iter().find(|(id, _)| *id == source) {
+            Some((_, split)) => logs.extend(split.iter().map(|(service, format, log)| LogInput {
+                source,
+                format: *format,
+                parsed: log,
+                name: Some(sources[source].name.as_str()),
+                service: Some(service.as_str()),
+            })),
+            None => logs.push(LogInput {
+                source,
+                format: *format,
+                parsed: log,
+                name: Some(sources[source].name.as_str()),
+                service: None,
+            }),
+        }
+    }
     logs.extend(pasted.iter().map(|(source, format, log)| LogInput {
         source: *source,
         format: *format,
         parsed: log,
         name: None,
+        service: None,
     }));
     link_logs(&mut timeline, &logs);
     attribute_observations(&mut timeline);
@@ -1430,6 +1451,96 @@ struct LogInput<'p> {
     format: Format,
     parsed: &'p Parsed,
     name: Option<&'p str>,
+    /// The compose service or pod whose lines these are, in a log of
+    /// several.
+    service: Option<&'p str>,
+}
+
+/// Splits a log whose lines carry a compose service's or a pod's name
+/// (`ollama-1  | …`, `[pod/vllm-0] …`) into one log per service, when it
+/// holds several: each is its own server, with its own engine (by its
+/// lines' votes). Lines without a name (a wrapped or bare line) belong to
+/// the service before them. `None` for a log of one service or none.
+fn split_services(
+    text: &str,
+    format: Format,
+    log: &Parsed,
+) -> Option<Vec<(String, Format, Parsed)>> {
+    // The services, in order of first appearance, from the head.
+    let head = &text[..crate::source::floor_char_boundary(text, 256 * 1024)];
+    let mut names: Vec<&str> = Vec::new();
+    for line in head.lines() {
+        if let Some(name) = crate::parse::logline::service_of(line)
+            && !names.contains(&name)
+        {
+            names.push(name);
+        }
+    }
+    if names.len() < 2 {
+        return None;
+    }
+    let mut groups: Vec<Parsed> = names.iter().map(|_| Parsed::default()).collect();
+    let mut current: Option<usize> = None;
+    // Lines before any service's (a compose file, a command above the log).
+    let mut before: Vec<&crate::parse::Event> = Vec::new();
+    for event in &log.events {
+        let line = text
+            .get(event.span.start..event.span.end)
+            .and_then(|t| t.lines().next())
+            .unwrap_or("");
+        if let Some(name) = crate::parse::logline::service_of(line) {
+            current = names.iter().position(|n| *n == name).or(current);
+        }
+        match current.and_then(|i| groups.get_mut(i)) {
+            Some(group) => group.events.push(event.clone()),
+            None => before.push(event),
+        }
+    }
+    let engines: Vec<Format> = names
+        .iter()
+        .map(|name| {
+            let lines = head
+                .lines()
+                .filter(|l| crate::parse::logline::service_of(l) == Some(name))
+                .take(400);
+            let mut votes = [0usize; 7];
+            for line in lines {
+                if let Some(engine) = crate::parse::logline::engine_hint(line) {
+                    votes[engine as usize] += 1;
+                }
+            }
+            match crate::parse::log_engine_of(&votes) {
+                Engine::Unknown if format == Format::ServerLog => Format::ServerLog,
+                Engine::Unknown => Format::ServerLog,
+                engine => Format::of_engine(engine),
+            }
+        })
+        .collect();
+    // A launch command above the log goes to the service of its engine.
+    for event in before {
+        let target = match &event.kind {
+            EventKind::Log(LogLine {
+                signal: Some(Signal::Launch(launch)),
+                ..
+            }) => engines
+                .iter()
+                .position(|f| f.log_engine() == Some(launch.0))
+                .unwrap_or(0),
+            _ => 0,
+        };
+        if let Some(group) = groups.get_mut(target) {
+            group.events.insert(0, event.clone());
+        }
+    }
+    Some(
+        names
+            .into_iter()
+            .zip(engines)
+            .zip(groups)
+            .filter(|(_, group)| !group.events.is_empty())
+            .map(|((name, format), group)| (name.to_owned(), format, group))
+            .collect(),
+    )
 }
 
 /// Links each log to its server: by the redirected path's file name (a
@@ -1508,6 +1619,9 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
             };
         }
         server.log_source = Some(source_id);
+        if server.engine == Engine::Unknown && server.program.is_none() {
+            server.program = log.service.map(str::to_owned);
+        }
         server.lifecycle = Lifecycle::from_log(server.engine, log.parsed);
         // What the command pasted above the log asked for counts as flags;
         // the engine's own dump fills in the rest.
