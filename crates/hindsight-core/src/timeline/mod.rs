@@ -834,7 +834,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     let parsed = &parsed[..];
     create_servers(&mut timeline);
     // A compose or pod-prefixed log of several services: one log each.
-    let services: Vec<(SourceId, Vec<(String, Format, Parsed)>)> = parsed
+    let services: Vec<(SourceId, Vec<ServiceLog>)> = parsed
         .iter()
         .enumerate()
         .filter(|(_, (format, _, _))| format.is_log())
@@ -1455,6 +1455,9 @@ struct LogInput<'p> {
     /// several.
     service: Option<&'p str>,
 }
+
+/// One service's part of a log: its name, its format (engine) and events.
+type ServiceLog = (String, Format, Parsed);
 
 /// Splits a log whose lines carry a compose service's or a pod's name
 /// (`ollama-1  | …`, `[pod/vllm-0] …`) into one log per service, when it
