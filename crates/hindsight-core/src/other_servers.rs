@@ -255,7 +255,19 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
             .wrappers
             .iter()
             .any(|w| matches!(w.as_str(), "nohup" | "setsid"));
-    let port = port_flag(argv);
+    let port = port_flag(argv).or_else(|| port_env(&command.env));
+    if known.is_none()
+        && let Some(script) = server_script(argv)
+    {
+        // `node src/http-server.js`, `python api_server.py`,
+        // `./scripts/restart-dev-server.sh`: named as a server, run in the
+        // foreground or not.
+        return Some(OtherServer {
+            program: script,
+            port,
+            default_port: false,
+        });
+    }
     match known {
         Some(program) => {
             // `docker compose up` without `-d` blocks; either way it starts
@@ -275,6 +287,63 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
         }),
         None => None,
     }
+}
+
+/// A port given in the environment: `PORT=3000`, `HTTP_PORT=3446`.
+fn port_env(env: &[(String, String)]) -> Option<u16> {
+    env.iter()
+        .filter(|(key, _)| key == "PORT" || key.ends_with("_PORT"))
+        .find_map(|(_, value)| value.trim().parse().ok())
+        .filter(|port| *port > 0)
+}
+
+/// Words in a script's name that say it serves.
+const SERVER_WORDS: &[&str] = &[
+    "server",
+    "serve",
+    "api",
+    "gateway",
+    "backend",
+    "dashboard",
+    "webapp",
+    "webui",
+];
+
+/// The script an interpreter runs (or a script run directly) when its name
+/// says it is a server: `node src/streamable-http-server.js`, `python3
+/// api_server.py`, `deno run main_api.ts`, `./restart-dev-server.sh`. Not a
+/// test (`test_server.py`).
+fn server_script(argv: &[String]) -> Option<String> {
+    let program = base(argv.first()?);
+    let script = match program {
+        "node" | "python" | "deno" | "bun" | "ruby" | "php" | "nodemon" | "tsx" | "ts-node" => argv
+            .iter()
+            .skip(1)
+            .find(|w| {
+                !w.starts_with('-')
+                    && (w.contains('.') || w.contains('/'))
+                    && !matches!(w.as_str(), "run" | "-m")
+            })
+            .map(String::as_str)
+            // `node -e "require('./src/http-server.js')"`.
+            .or_else(|| {
+                argv.iter()
+                    .position(|w| w == "-e")
+                    .and_then(|at| argv.get(at + 1))
+                    .map(String::as_str)
+            })?,
+        _ if argv[0].ends_with(".sh") => argv[0].as_str(),
+        _ => return None,
+    };
+    let name = script
+        .rsplit('/')
+        .next()
+        .unwrap_or(script)
+        .to_ascii_lowercase();
+    let serves = SERVER_WORDS.iter().any(|w| name.contains(w))
+        || argv[0].ends_with(".sh") && name.contains("start");
+    (serves && !name.contains("test") && !name.contains("spec"))
+        .then(|| argv[..argv.len().min(2)].join(" "))
 }
 
 /// `/usr/bin/python3.11` → `python`; other words as they are.
@@ -412,5 +481,17 @@ mod tests {
         assert_eq!(server("nohup python train.py > t.log &"), None, "no port");
         assert_eq!(server("npm test"), None);
         assert_eq!(server("python -m pytest"), None);
+        assert_eq!(server("python test_server.py"), None);
+        assert_eq!(server("python train.py --epochs 3"), None);
+    }
+
+    #[test]
+    fn scripts_named_as_servers() {
+        let found = server("HTTP_PORT=3446 node src/streamable-http-server.js").expect("node");
+        assert_eq!(found.port, Some(3446));
+        assert!(server("python3 api_server.py --port 9000").is_some_and(|s| s.port == Some(9000)));
+        assert!(server("node -e \"require('./src/http-server.js')\"").is_some());
+        assert!(server("/srv/scripts/restart-dev-server.sh").is_some());
+        assert!(server("./start.sh").is_some());
     }
 }

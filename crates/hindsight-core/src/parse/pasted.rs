@@ -165,7 +165,17 @@ fn join_wrapped(pieces: &[&str], width: usize) -> String {
             let full = previous.chars().count() >= width;
             let new_word = text.starts_with(['-', '|', '&', '>', '<', ';', '(', '\'', '"'])
                 || previous.ends_with([' ', ';', '|', '&']);
-            if !full || new_word {
+            // A comment runs to its line's end: what follows is a new line
+            // of a multi-line command, not a wrap of the comment.
+            let after_comment = previous
+                .trim_start()
+                .trim_start_matches(TUI_GLYPHS)
+                .trim_start()
+                .trim_start_matches("Bash(")
+                .starts_with('#');
+            if after_comment {
+                joined.push('\n');
+            } else if !full || new_word {
                 joined.push(' ');
             }
         }

@@ -50,8 +50,9 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
     }
     match program {
         "docker-compose" => {
-            return match arg(1) {
+            return match compose_subcommand(&argv[1..]) {
                 "down" | "stop" | "kill" | "rm" => CheckpointKind::Kill,
+                "up" | "start" | "restart" | "run" => CheckpointKind::Launch,
                 "build" => CheckpointKind::Build,
                 _ => CheckpointKind::Verify,
             };
@@ -85,13 +86,17 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
                 _ => CheckpointKind::Verify,
             };
         }
+        "docker" | "podman" if arg(1) == "compose" => {
+            return match compose_subcommand(&argv[2..]) {
+                "down" | "stop" | "kill" | "rm" => CheckpointKind::Kill,
+                "up" | "start" | "restart" | "run" => CheckpointKind::Launch,
+                "build" => CheckpointKind::Build,
+                _ => CheckpointKind::Verify,
+            };
+        }
         "docker" | "podman" => {
             return match arg(1) {
                 "stop" | "kill" | "rm" => CheckpointKind::Kill,
-                "compose" if matches!(arg(2), "down" | "stop" | "kill" | "rm") => {
-                    CheckpointKind::Kill
-                }
-                "compose" if arg(2) == "build" => CheckpointKind::Build,
                 "run" | "start" | "restart" => CheckpointKind::Launch,
                 "build" => CheckpointKind::Build,
                 _ => CheckpointKind::Verify,
@@ -166,6 +171,34 @@ pub fn python_imports(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// The subcommand of `docker compose` / `docker-compose`, past its
+/// options (`-f file`, `--env-file f`, `-p name`, `--profile p`).
+fn compose_subcommand(args: &[String]) -> &str {
+    const VALUED: &[&str] = &[
+        "-f",
+        "--file",
+        "--env-file",
+        "-p",
+        "--project-name",
+        "--profile",
+        "--project-directory",
+        "--ansi",
+        "--parallel",
+    ];
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        if !word.starts_with('-') {
+            return word;
+        }
+        i += if VALUED.contains(&word.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    ""
 }
 
 /// Programs that look at state without changing it.
