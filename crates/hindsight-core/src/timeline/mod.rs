@@ -1568,6 +1568,14 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
     for (log, link) in links {
         let source_id = log.source;
         let log_engine = log.format.log_engine().unwrap_or(Engine::Unknown);
+        // A pasted stretch of log-like lines that tells nothing of a
+        // server's life (no phase, rank or launch) is no server's log.
+        if log.name.is_none() {
+            let told = Lifecycle::from_log(log_engine, log.parsed);
+            if told.phases.is_empty() && told.ranks.is_empty() && told.launch.is_none() {
+                continue;
+            }
+        }
         let server_id = match link {
             Some(id) => id,
             None => {
