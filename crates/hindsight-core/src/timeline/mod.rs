@@ -1303,6 +1303,10 @@ fn is_request_failure(line: &str) -> bool {
         "502 Bad Gateway",
         "No route to host",
         "Could not resolve host",
+        // curl's `-w '%{http_code}'` when nothing answered.
+        "status=000",
+        "http_code=000",
+        "HTTP 000",
         // A browser tool's load (`net::ERR_CONNECTION_REFUSED`).
         "ERR_CONNECTION_REFUSED",
         "ERR_CONNECTION_RESET",
@@ -1325,6 +1329,7 @@ fn create_servers(timeline: &mut Timeline) {
             checkpoint.kind,
             CheckpointKind::Launch | CheckpointKind::Kill | CheckpointKind::Build
         ) && let Some((port, program)) = background_server(checkpoint)
+            .or_else(|| listening_later(&timeline.checkpoints, checkpoint))
         {
             let id = timeline.servers.len();
             timeline.servers.push(Server {
@@ -1398,6 +1403,70 @@ fn create_servers(timeline: &mut Timeline) {
     for id in became_launches {
         timeline.checkpoints[id].kind = CheckpointKind::Launch;
     }
+}
+
+/// A program the agent ran in the background that a later socket listing
+/// shows listening (`LISTEN … users:(("python",pid=…))`): a server, on the
+/// port listed when it is the only one.
+fn listening_later(
+    checkpoints: &[Checkpoint],
+    launch: &Checkpoint,
+) -> Option<(Option<u16>, String)> {
+    let background = launch.background || launch.commands.iter().any(|c| c.background);
+    if !background {
+        return None;
+    }
+    let command = launch
+        .commands
+        .iter()
+        .rev()
+        .find(|c| !c.argv.is_empty() && c.program() != "cd")?;
+    let program = command.program();
+    let name = if program.starts_with("python") {
+        "python"
+    } else {
+        program
+    };
+    if name.len() < 2 {
+        return None;
+    }
+    let needle = format!("((\"{name}");
+    let mut ports: Vec<u16> = Vec::new();
+    let mut seen = false;
+    for later in checkpoints.iter().filter(|c| {
+        c.id > launch.id
+            && same_host(c.host.as_deref(), launch.host.as_deref())
+            && c.observations
+                .iter()
+                .any(|o| matches!(o, Observation::PortListing { .. }))
+    }) {
+        for line in later.seen.iter() {
+            if line.text.contains("LISTEN") && line.text.contains(&needle) {
+                seen = true;
+                // The local address is the first `host:port` word.
+                let port = line
+                    .text
+                    .split_whitespace()
+                    .filter(|w| w.contains(':') && !w.starts_with("users:"))
+                    .find_map(|w| w.rsplit(':').next()?.parse::<u16>().ok())
+                    .filter(|p| *p > 0);
+                if let Some(port) = port
+                    && !ports.contains(&port)
+                {
+                    ports.push(port);
+                }
+            }
+        }
+    }
+    seen.then(|| {
+        (
+            match ports.as_slice() {
+                [only] => Some(*only),
+                _ => None,
+            },
+            command.argv[..command.argv.len().min(2)].join(" "),
+        )
+    })
 }
 
 /// A command run in the background that serves: its output shows it bound
