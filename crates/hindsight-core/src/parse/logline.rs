@@ -581,6 +581,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Errno 98", FAILURE),
     ("Only one usage of each socket address", FAILURE),
     ("couldn't bind", FAILURE),
+    ("failed: port is already allocated", FAILURE),
     ("Killed", FAILURE),
     ("killed", FAILURE),
     ("SIGKILL", FAILURE),
@@ -1175,6 +1176,9 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("[Errno 98]")
         || has("Only one usage of each socket address")
         || has("couldn't bind HTTP server socket")
+        // Docker's own: `Bind for 0.0.0.0:3001 failed: port is already
+        // allocated`.
+        || has("port is already allocated")
     {
         return Some(FailureKind::AddressInUse);
     }

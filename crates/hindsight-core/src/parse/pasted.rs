@@ -361,6 +361,10 @@ impl Parser<'_> {
         {
             return next;
         }
+        // A reply's paragraphs are apart by blank lines: it goes on.
+        if self.tui_prose.is_some() && line.trim().is_empty() {
+            return index + 1;
+        }
         self.tui_prose = None;
         if let Some(fence) = self.fence
             && marker(trimmed).is_none()

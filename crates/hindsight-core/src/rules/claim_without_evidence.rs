@@ -235,6 +235,9 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
             .any(|check| check.outcome == Outcome::Failed && (port.is_none() || check.port == port))
     };
     let failure_seen = || signals().any(|s| matches!(s, Signal::Failure { .. }));
+    // uvicorn's `Application startup complete.` is readiness except for
+    // SGLang, which warms up after it.
+    let startup_is_ready = server.is_none_or(|s| s.engine != crate::Engine::Sglang);
     let ready_seen = || {
         signals().any(|s| {
             matches!(
@@ -244,7 +247,7 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
                     | Signal::Request {
                         status: Some(200..=299)
                     }
-            )
+            ) || startup_is_ready && matches!(s, Signal::AppStartupComplete)
         })
     };
     let port = server.and_then(Server::port);

@@ -210,6 +210,15 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
                 .iter()
                 .find(|c| c.request && c.outcome == Outcome::Failed)
                 .and_then(|c| c.line.clone())
+        })
+        .or_else(|| {
+            // A launch that failed on its own (`docker compose up` exits 1:
+            // the daemon is gone): the server never started.
+            (step.kind == CheckpointKind::Launch
+                && !step.background
+                && (step.exit_code.is_some_and(|c| c != 0) || step.is_error))
+                .then(|| step.output_quote())
+                .flatten()
         })?;
     // Only a step about a server: a launch, a look at one, a request.
     let about_server = timeline
