@@ -873,6 +873,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     }));
     link_logs(&mut timeline, &logs);
     attribute_observations(&mut timeline);
+    read_log_servers(&mut timeline);
     probed_servers(&mut timeline);
     mark_stopped(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
@@ -1864,6 +1865,138 @@ fn attribute_observations(timeline: &mut Timeline) {
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }
+}
+
+/// Servers known only from their logs the agent read: a `cat`, `tail` or
+/// `grep` of a file, `docker logs`, `journalctl` or `kubectl logs` that no
+/// launched server claims, whose output shows an engine's lines at work
+/// (its prefix or words, and a phase or a rank tag). One server per file
+/// (or container, unit, pod) read; its lifecycle is what the agent saw.
+fn read_log_servers(timeline: &mut Timeline) {
+    for id in 0..timeline.checkpoints.len() {
+        let checkpoint = &timeline.checkpoints[id];
+        if timeline.servers.iter().any(|s| s.observed_by.contains(&id)) {
+            continue;
+        }
+        let Some(key) = log_read_key(checkpoint) else {
+            continue;
+        };
+        let mut votes = [0usize; 7];
+        let mut telling = false;
+        for line in checkpoint.seen.iter() {
+            if let Some(engine) = crate::parse::logline::engine_hint(line.text) {
+                votes[engine as usize] += 1;
+            }
+            telling |= line.log.signal.is_some() || line.rank.is_some() || line.log.rank.is_some();
+        }
+        // The lines' engine, else the one the log's name says
+        // (`~/.ollama/logs/server.log`, `docker logs vllm-qwen`).
+        let engine = match crate::parse::log_engine_of(&votes) {
+            Engine::Unknown => engine_named_in(&key),
+            engine => engine,
+        };
+        if engine == Engine::Unknown || !telling {
+            continue;
+        }
+        let host = checkpoint.host.clone();
+        let existing = timeline.servers.iter().position(|s| {
+            s.launch.is_none()
+                && s.log_source.is_none()
+                && s.log_path.as_deref() == Some(key.as_str())
+                && same_host(s.host.as_deref(), host.as_deref())
+        });
+        let server_id = match existing {
+            Some(found) => found,
+            None => {
+                let new = timeline.servers.len();
+                timeline.servers.push(Server {
+                    id: new,
+                    engine,
+                    host,
+                    settings: ServerSettings::default(),
+                    flags: ServerSettings::default(),
+                    log_path: Some(key),
+                    launch: None,
+                    log_source: None,
+                    lifecycle: Lifecycle::new(engine),
+                    observed_by: Vec::new(),
+                    program: None,
+                    program_default_port: None,
+                    last_probe: None,
+                    stopped_by: None,
+                });
+                new
+            }
+        };
+        let server = &mut timeline.servers[server_id];
+        server.observed_by.push(id);
+        for line in &timeline.checkpoints[id].seen {
+            server
+                .lifecycle
+                .absorb(line.span, line.log, line.rank, false);
+        }
+        server.lifecycle.finish();
+        let from_log = server.lifecycle.settings.clone();
+        server.settings.merge_missing(&from_log);
+    }
+}
+
+/// The engine a log's path or container name names.
+fn engine_named_in(key: &str) -> Engine {
+    let key = key.to_ascii_lowercase();
+    [
+        ("sglang", Engine::Sglang),
+        ("vllm", Engine::Vllm),
+        ("text-generation", Engine::Tgi),
+        ("tgi", Engine::Tgi),
+        ("llama-server", Engine::LlamaCpp),
+        ("llama.cpp", Engine::LlamaCpp),
+        ("llamacpp", Engine::LlamaCpp),
+        ("ollama", Engine::Ollama),
+        ("trtllm", Engine::TensorrtLlm),
+        ("tensorrt", Engine::TensorrtLlm),
+    ]
+    .into_iter()
+    .find(|(word, _)| key.contains(word))
+    .map_or(Engine::Unknown, |(_, engine)| engine)
+}
+
+/// What a checkpoint reads a log of: the file (`cat`, `tail`, `grep`), or
+/// `docker logs NAME`, `journalctl -u UNIT`, `kubectl logs POD`.
+fn log_read_key(checkpoint: &Checkpoint) -> Option<String> {
+    if let Some(path) = checkpoint.observations.iter().find_map(|o| match o {
+        Observation::FileRead { path, .. } => Some(path.clone()),
+        _ => None,
+    }) {
+        return Some(path);
+    }
+    checkpoint.commands.iter().find_map(|c| {
+        let argv = &c.argv;
+        let word = |i: usize| argv.get(i).map(String::as_str).unwrap_or("");
+        match c.program() {
+            "docker" | "podman" if word(1) == "logs" => argv[2..]
+                .iter()
+                .find(|a| !a.starts_with('-') && a.parse::<u32>().is_err())
+                .map(|name| format!("docker logs {name}")),
+            "docker" | "podman" if word(1) == "compose" && argv.iter().any(|a| a == "logs") => {
+                Some("docker compose logs".to_owned())
+            }
+            "journalctl" => Some(
+                argv.iter()
+                    .position(|a| a == "-u")
+                    .and_then(|at| argv.get(at + 1))
+                    .map_or_else(
+                        || "journalctl".to_owned(),
+                        |unit| format!("journalctl -u {unit}"),
+                    ),
+            ),
+            "kubectl" if word(1) == "logs" => argv[2..]
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .map(|pod| format!("kubectl logs {pod}")),
+            _ => None,
+        }
+    })
 }
 
 /// Servers the session only probed, and what probes say of all servers: a
