@@ -499,9 +499,14 @@ fn match_server(
     } else {
         engine
     };
+    let same_engine = |i: &usize| engine.is_null() || &servers[*i]["engine"] == engine;
+    // A server named by neither log nor launch is told by its port first.
+    let port = &expected["port"];
     (0..servers.len())
         .filter(free)
-        .find(|&i| engine.is_null() || &servers[i]["engine"] == engine)
+        .filter(same_engine)
+        .find(|&i| !port.is_null() && &servers[i]["port"] == port)
+        .or_else(|| (0..servers.len()).filter(free).find(same_engine))
 }
 
 fn first_line(text: &str) -> String {

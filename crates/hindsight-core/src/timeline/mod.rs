@@ -2051,6 +2051,29 @@ fn probed_servers(timeline: &mut Timeline) {
                     && same_host(s.host.as_deref(), host.as_deref())
                     && s.port() == Some(port)
             });
+            // A request to a port no server is known on reaches the one
+            // server launched on that host whose port is unknown (`npm run
+            // start`, a script): the probe says where it serves.
+            let known = known.or_else(|| {
+                let unknown: Vec<usize> = timeline
+                    .servers
+                    .iter()
+                    .filter(|s| {
+                        here(s)
+                            && s.launch.is_some()
+                            && s.port().is_none()
+                            && s.stopped_by.is_none()
+                    })
+                    .map(|s| s.id)
+                    .collect();
+                match unknown.as_slice() {
+                    [only] if is_request(&timeline.checkpoints[checkpoint_id], port) => {
+                        timeline.servers[*only].settings.port = Some(port);
+                        Some(*only)
+                    }
+                    _ => None,
+                }
+            });
             let id = match known {
                 Some(id) => id,
                 None if launched_later
@@ -2086,6 +2109,11 @@ fn probed_servers(timeline: &mut Timeline) {
             let server = &mut timeline.servers[id];
             if outcome != Outcome::Unknown {
                 server.last_probe = Some(outcome);
+            }
+            // The probe looked at it (a port learned only now, too).
+            if !server.observed_by.contains(&checkpoint_id) {
+                server.observed_by.push(checkpoint_id);
+                server.observed_by.sort_unstable();
             }
         }
     }
