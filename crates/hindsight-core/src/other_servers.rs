@@ -279,8 +279,11 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
                 default_port: port.is_none() && program.default_port.is_some(),
             })
         }
-        // Anything started in the background that takes a port serves.
-        None if background && port.is_some() => Some(OtherServer {
+        // Anything started in the background that takes a port serves, and
+        // so does a program whose subcommand says it serves and that is given
+        // a port (`blastradius dashboard --port 5321`, `mlflow ui --port
+        // 5000`, `mkdocs serve -a`, `hindsight serve --port 8080`).
+        None if (background || serving_subcommand(argv)) && port.is_some() => Some(OtherServer {
             program: argv.first().cloned().unwrap_or_default(),
             port,
             default_port: false,
@@ -344,6 +347,15 @@ fn server_script(argv: &[String]) -> Option<String> {
         || argv[0].ends_with(".sh") && name.contains("start");
     (serves && !name.contains("test") && !name.contains("spec"))
         .then(|| argv[..argv.len().min(2)].join(" "))
+}
+
+/// Whether the first word after the program is a subcommand that serves:
+/// `dashboard`, `serve`, `server`, `ui`, `web`. Clients that take a port
+/// (`psql`, `redis-cli`, `ssh`) have no such subcommand.
+fn serving_subcommand(argv: &[String]) -> bool {
+    const SUBCOMMANDS: &[&str] = &["serve", "server", "dashboard", "ui", "web", "webui"];
+    argv.get(1)
+        .is_some_and(|word| SUBCOMMANDS.contains(&word.to_ascii_lowercase().as_str()))
 }
 
 /// `/usr/bin/python3.11` → `python`; other words as they are.
@@ -479,6 +491,14 @@ mod tests {
             "foreground, unknown"
         );
         assert_eq!(server("nohup python train.py > t.log &"), None, "no port");
+        // A subcommand that says it serves, with a port: a server in the
+        // foreground too.
+        let found = server("./target/release/blastradius dashboard --bind 127.0.0.1 --port 5321")
+            .expect("dashboard");
+        assert_eq!(found.port, Some(5321));
+        assert!(server("mlflow ui --port 5001").is_some());
+        assert_eq!(server("psql --host db --port 5432"), None, "a client");
+        assert_eq!(server("./blastradius dashboard --no-open"), None, "no port");
         assert_eq!(server("npm test"), None);
         assert_eq!(server("python -m pytest"), None);
         assert_eq!(server("python test_server.py"), None);

@@ -198,6 +198,34 @@ const CLAIMS: &[(&str, &[Claim])] = &[
     ("Сервер запущен на порту 8085.", &[Ready, Port(8085)]),
     ("Видеопамять освобождена.", &[GpusFree]),
     ("GPU свободны.", &[GpusFree]),
+    // Seen missed on real sessions.
+    (
+        "The local file-search fastmcp server is now up and listening for requests over STDIO.",
+        &[Ready],
+    ),
+    ("现在两个地址都返回 200：", &[Ready]),
+    ("The dashboard server is up and serving.", &[Ready]),
+    (
+        "I built the release binary and confirmed the page serves correctly.",
+        &[Ready],
+    ),
+    (
+        "- ./run.sh brings the server up on http://127.0.0.1:8000",
+        &[Ready, Port(8000)],
+    ),
+    (
+        "- Ollama starts and the qwen model is preloaded and ready to use",
+        &[Ready, Loaded],
+    ),
+    (
+        "- Port: `8000` (reachable at `http://localhost:8000`)",
+        &[Ready, Port(8000)],
+    ),
+    ("- Container: `vllm-llama-4-scout` is up", &[Ready]),
+    (
+        "That confirms several servers are running and the request lands on an old instance.",
+        &[Ready],
+    ),
 ];
 
 /// Sentences that claim nothing: hedges, plans, forecasts, questions and
@@ -306,6 +334,9 @@ const NOT_CLAIMS: &[&str] = &[
     "Сервер ещё не запущен.",
     "Проверю, запущен ли сервер.",
     "Сервер должен быть готов через минуту.",
+    // Seen as false alarms on real sessions.
+    "Keep your host proxy running at http://127.0.0.1:7890 while building.",
+    "I'll look at why it keeps running invalid SQL.",
 ];
 
 #[test]

@@ -318,6 +318,20 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("answering", State(R)),
     ("returns 200", State(R)),
     ("returned 200", State(R)),
+    ("return 200", State(R)),
+    // "Both addresses now return 200": said of addresses, URLs, routes, which
+    // are no subject of their own.
+    ("返回 200", Claim(R)),
+    ("返回200", Claim(R)),
+    ("都返回 200", Claim(R)),
+    // What a script or command is said to do: "run.sh brings the server up".
+    ("brings the server up", Claim(R)),
+    ("brings up the server", Claim(R)),
+    ("brings it up", Claim(R)),
+    // "Port: 8000 (reachable at http://localhost:8000)": a status line whose
+    // subject is the label before the colon.
+    ("reachable at", Claim(R)),
+    ("accessible at", Claim(R)),
     ("returns ok", State(R)),
     ("returned ok", State(R)),
     ("returned a completion", State(R)),
@@ -504,6 +518,7 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("in memory", State(L)),
     ("in vram", State(L)),
     ("loaded", Verb(L)),
+    ("preloaded", State(L)),
     ("finished loading", Verb(L)),
     ("loaded all", Claim(L)),
     ("geladen", State(L | D | N)),
@@ -945,6 +960,8 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("wait", Intent),
     ("waiting", Intent),
     ("make sure", Intent),
+    // Advice to the user: "keep your proxy running at :7890 while building".
+    ("keep", Intent),
     ("ensure", Intent),
     ("confirm", Intent),
     ("verify", Intent),

@@ -187,6 +187,31 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
             }
         }
         let program = command.program().to_owned();
+        // Reserved words of compound commands: `for p in $(pgrep x); do kill
+        // $p; done` runs `kill`, not a program named `do`. A closing word on
+        // its own runs nothing.
+        if matches!(program.as_str(), "done" | "fi" | "esac") && command.argv.len() == 1 {
+            return Vec::new();
+        }
+        if matches!(
+            program.as_str(),
+            "do" | "then" | "else" | "elif" | "if" | "while" | "until" | "!"
+        ) {
+            if command.argv.len() == 1 {
+                return Vec::new();
+            }
+            command.argv.remove(0);
+            continue;
+        }
+        // cmd.exe's loop, run by mistake in a POSIX shell or written out in a
+        // transcript: `for /f "tokens=5" %a in ('…') do taskkill /F /PID %a`.
+        if program == "for"
+            && let Some(at) = command.argv.iter().position(|w| w == "do")
+            && at + 1 < command.argv.len()
+        {
+            command.argv.drain(..=at);
+            continue;
+        }
         let skip = match program.as_str() {
             "nohup" | "exec" | "time" | "setsid" | "command" | "builtin" => Some(1),
             "sudo" => Some(1 + options_len(&command.argv[1..], "ugCDhpRrTU")),
@@ -712,6 +737,36 @@ mod tests {
         assert_eq!(
             argvs("a;b && c||d | e"),
             vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"], vec!["e"]]
+        );
+    }
+
+    #[test]
+    fn compound_commands_run_their_bodies() {
+        let programs = |input: &str| -> Vec<String> {
+            parse(input)
+                .iter()
+                .map(|c| c.program().to_owned())
+                .collect()
+        };
+        assert_eq!(
+            programs("for p in $(pgrep -f vllm); do kill -9 $p; done"),
+            ["for", "kill"]
+        );
+        assert_eq!(
+            programs("if pgrep sglang; then pkill -9 sglang; else echo none; fi"),
+            ["pgrep", "pkill", "echo"]
+        );
+        assert_eq!(
+            programs("while ! curl -sf localhost:8000/health; do sleep 5; done"),
+            ["curl", "sleep"]
+        );
+        assert_eq!(
+            programs(
+                r#"for /f "tokens=5" %a in ('netstat -ano | findstr :8000') do taskkill /F /PID %a"#
+            )
+            .last()
+            .map(String::as_str),
+            Some("taskkill")
         );
     }
 

@@ -63,8 +63,10 @@ impl Claim {
 fn run(timeline: &Timeline) -> Vec<Finding> {
     // A state claimed again later is the same unchecked claim: reported once,
     // at its first statement after the action, with each later statement
-    // of it cited too (a summary repeating "the server runs fine").
-    let mut reported: Vec<((usize, Claim), usize)> = Vec::new();
+    // of it cited too (a summary repeating "the server runs fine"). Once the
+    // user has spoken in between (often to say it does not work), saying it
+    // again is a new claim and a finding of its own.
+    let mut reported: Vec<(Key, usize)> = Vec::new();
     let mut findings = Vec::new();
     for prose in timeline.prose.iter().filter(|p| p.role == Role::Assistant) {
         if let Some(finding) = check(timeline, prose, &mut reported, &mut findings) {
@@ -73,6 +75,10 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     }
     findings
 }
+
+/// What makes two statements one claim: the action the claim is about, the
+/// state claimed, and how many user turns of its source came before it.
+type Key = (usize, Claim, usize);
 
 /// What the checks the agent made before the claim say about it.
 #[derive(Debug, PartialEq, Eq)]
@@ -87,7 +93,7 @@ enum Support {
 fn check(
     timeline: &Timeline,
     prose: &Prose,
-    reported: &mut Vec<((usize, Claim), usize)>,
+    reported: &mut Vec<(Key, usize)>,
     findings: &mut [Finding],
 ) -> Option<Finding> {
     let claims = claims(&prose.said);
@@ -115,6 +121,15 @@ fn check(
     let claims = claims
         .into_iter()
         .filter(|claim| !(ready && matches!(claim, Claim::Port(p) if Some(*p) == own_port)));
+    let user_turns = timeline
+        .prose
+        .iter()
+        .filter(|p| {
+            p.role == Role::User
+                && p.span.source == prose.span.source
+                && p.span.start < prose.span.start
+        })
+        .count();
     let mut unsupported: Vec<(Claim, Support)> = Vec::new();
     for claim in claims {
         // A claim is judged against the observations made after the action
@@ -136,7 +151,8 @@ fn check(
         if support == Support::Shown {
             continue;
         }
-        match reported.iter().find(|(key, _)| *key == (action.id, claim)) {
+        let key = (action.id, claim, user_turns);
+        match reported.iter().find(|(k, _)| *k == key) {
             Some(&(_, index)) => {
                 // Said again: one more line of the same finding.
                 if let Some(finding) = findings.get_mut(index) {
@@ -147,7 +163,7 @@ fn check(
                 }
             }
             None => {
-                reported.push(((action.id, claim), findings.len()));
+                reported.push((key, findings.len()));
                 unsupported.push((claim, support));
             }
         }

@@ -46,6 +46,11 @@ const KILL_FAILURES: &[&str] = &[
     "is not running",
     "ERROR:",
     "Access is denied",
+    // The shell rejected the command: nothing was killed (cmd.exe syntax in
+    // Git Bash, a typo in a loop).
+    "syntax error",
+    "command not found",
+    "is not recognized as",
 ];
 
 /// What the agent writes when it takes a server to be progressing.
@@ -160,7 +165,14 @@ fn failed_kill(timeline: &Timeline, kill: &Checkpoint) -> Option<Finding> {
         .seen
         .iter()
         .find(|l| KILL_FAILURES.iter().any(|m| l.text.contains(m)))?;
-    let next = next_action(timeline, kill)?;
+    // Steps that neither look nor act on a server (clearing a cache, `cd`,
+    // `sleep`) come between a failed kill and the launch it was for.
+    let next = timeline.checkpoints.iter().find(|c| {
+        c.id > kill.id
+            && c.span.source == kill.span.source
+            && same_host(c.host.as_deref(), kill.host.as_deref())
+            && !matches!(c.kind, CheckpointKind::Other | CheckpointKind::Wait)
+    })?;
     if next.kind != CheckpointKind::Launch {
         return None;
     }
@@ -238,53 +250,28 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
         .iter()
         .find(|c| c.id > step.id && c.span.source == source)
         .map_or(usize::MAX, |c| c.span.start);
-    let prose = timeline.prose.iter().find(|p| {
+    // What the agent wrote before its next action, in order: a message that
+    // names the failure read it, but a later one may still take the server
+    // to be fine ("the daemon looks disconnected; I will tidy up and sum
+    // up" … "All set! The backend now runs"); a message that hedges or
+    // investigates ends the search.
+    let mut prose = None;
+    for p in timeline.prose.iter().filter(|p| {
         p.role == Role::Assistant
             && p.span.source == source
             && p.span.start >= after
             && p.span.start < next_action_start
-    })?;
-    let said = prose.said.to_ascii_lowercase();
-    // "Maybe it is still starting; checking" investigates, it does not
-    // take the server to be fine.
-    let doubts = [
-        "maybe",
-        "might",
-        "perhaps",
-        "probably",
-        "check",
-        "look",
-        "let me",
-        "?",
-        "seems",
-        "not sure",
-        "investigat",
-        "why",
-    ]
-    .iter()
-    .any(|w| said.contains(w));
-    let claims_fine = !crate::claims::claims(&prose.said).is_empty()
-        || !doubts && PROGRESS_WORDS.iter().any(|w| said.contains(w));
-    // Naming the failure is reading it, not ignoring it.
-    let names_failure = [
-        "error",
-        "fail",
-        "oom",
-        "out of memory",
-        "refused",
-        "crash",
-        "traceback",
-        "died",
-        "dead",
-        "not running",
-        "isn't running",
-        "not up",
-    ]
-    .iter()
-    .any(|w| said.contains(w));
-    if !claims_fine || names_failure {
-        return None;
+    }) {
+        match reading(&p.said) {
+            Reading::NamesFailure => continue,
+            Reading::Hedges => break,
+            Reading::Fine => {
+                prose = Some(p);
+                break;
+            }
+        }
     }
+    let prose = prose?;
     let server = timeline
         .servers
         .iter()
@@ -310,4 +297,70 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
         suggestion: on_host(step.host.as_deref(), &check),
         server: server.map(|s| s.id),
     })
+}
+
+/// What a message after a failure makes of the server.
+enum Reading {
+    /// It names the failure: read, not ignored.
+    NamesFailure,
+    /// It hedges, investigates, or claims nothing.
+    Hedges,
+    /// It takes the server to be fine: up, loaded or progressing.
+    Fine,
+}
+
+fn reading(said: &str) -> Reading {
+    let lower = said.to_ascii_lowercase();
+    // Naming the failure is reading it, not ignoring it.
+    let names_failure = [
+        "error",
+        "fail",
+        "oom",
+        "out of memory",
+        "refused",
+        "crash",
+        "traceback",
+        "died",
+        "dead",
+        "not running",
+        "isn't running",
+        "not up",
+        "disconnected",
+        "cannot connect",
+        "can't connect",
+        "could not connect",
+        "unreachable",
+        "is down",
+        "went down",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    if names_failure {
+        return Reading::NamesFailure;
+    }
+    // "Maybe it is still starting; checking" investigates, it does not
+    // take the server to be fine.
+    let doubts = [
+        "maybe",
+        "might",
+        "perhaps",
+        "probably",
+        "check",
+        "look",
+        "let me",
+        "?",
+        "seems",
+        "not sure",
+        "investigat",
+        "why",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let claims_fine = !crate::claims::claims(said).is_empty()
+        || !doubts && PROGRESS_WORDS.iter().any(|w| lower.contains(w));
+    if claims_fine {
+        Reading::Fine
+    } else {
+        Reading::Hedges
+    }
 }

@@ -1123,7 +1123,13 @@ fn collect_checkpoints(
                 time,
                 background,
             } => {
-                let commands = shell::parse(&text);
+                let mut commands = shell::parse(&text);
+                // Run in the background by the agent's tool (Claude Code's
+                // `run_in_background`): the call's last command is what keeps
+                // running, as if it ended in `&`.
+                if background && let Some(last) = commands.last_mut() {
+                    last.background = true;
+                }
                 let kind = commands
                     .iter()
                     .map(classify::kind_of)
