@@ -967,9 +967,14 @@ fn is_bare_command(trimmed: &str) -> bool {
         // A lone program name: `nvidia-smi`, `ps`.
         return matches!(program, "nvidia-smi" | "ps" | "free" | "df" | "ls");
     };
-    let argument = first.starts_with('-')
-        || first.contains(['/', '.', '=', ':', '-', '_', '@', '$', '\''])
-        || first.chars().all(|c| c.is_ascii_digit());
+    let argumentish = |word: &&str| {
+        word.starts_with('-')
+            || word.contains(['/', '.', '=', ':', '-', '_', '@', '$', '\''])
+            || word.chars().all(|c| c.is_ascii_digit())
+    };
+    // The first word, or the one after a subcommand (`vllm serve /models/x`,
+    // `docker compose -f dev.yml up`).
+    let argument = argumentish(first) || rest.get(1).is_some_and(argumentish);
     let sentence =
         trimmed.ends_with(['.', '?', '!']) && !trimmed.ends_with("..") || rest.len() > 40;
     (argument || rest.len() <= 6) && !sentence

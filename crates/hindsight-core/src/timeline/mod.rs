@@ -120,6 +120,10 @@ pub struct PortCheck {
     /// A request that failed by timing out: the server may be busy rather
     /// than down.
     pub timed_out: bool,
+    /// A listing row in the output of a command that was no listing (pasted
+    /// below a launch): it confirms a server known on that port, but shows
+    /// no server of its own.
+    pub unasked: bool,
 }
 
 impl Checkpoint {
@@ -1244,6 +1248,7 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     },
                     line: listening.map(|(span, text)| quote(*span, text)),
                     timed_out: false,
+                    unasked: false,
                 });
             }
             Observation::Http { host, port, .. } => {
@@ -1271,12 +1276,54 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                         .or(lines.first())
                         .map(|(span, text)| quote(*span, text)),
                     timed_out,
+                    unasked: false,
                 });
             }
             _ => {}
         }
     }
+    // A socket listing the agent saw without running it here (pasted below
+    // a launch, `grep -n` of a saved `lsof`): each port it shows listening
+    // was seen listening.
+    if !checkpoint
+        .observations
+        .iter()
+        .any(|o| matches!(o, Observation::PortListing { .. }))
+    {
+        for (span, line) in &lines {
+            if let Some(port) = listening_port(line)
+                && !checks.iter().any(|c| c.port == Some(port) && !c.request)
+            {
+                checks.push(PortCheck {
+                    port: Some(port),
+                    target: None,
+                    request: false,
+                    outcome: Outcome::Passed,
+                    line: Some(quote(*span, line)),
+                    timed_out: false,
+                    unasked: true,
+                });
+            }
+        }
+    }
     checks
+}
+
+/// The local port of a socket-listing row in the listening state: `lsof`'s
+/// `TCP *:8080 (LISTEN)`, `ss`'s `LISTEN 0 4096 0.0.0.0:8001 0.0.0.0:*`,
+/// `netstat`'s `tcp 0 0 0.0.0.0:8000 0.0.0.0:* LISTEN`. The local address
+/// comes first in each.
+fn listening_port(line: &str) -> Option<u16> {
+    if !line.contains("LISTEN") {
+        return None;
+    }
+    line.split_whitespace()
+        // `61:python3`: a `grep -n` prefix is no address.
+        .skip(1)
+        .find_map(|word| {
+            let (_, port) = word.rsplit_once(':')?;
+            port.parse::<u16>().ok().filter(|p| *p > 0)
+        })
 }
 
 fn quote(span: Span, text: &str) -> Quote {
@@ -2014,7 +2061,7 @@ fn log_read_key(checkpoint: &Checkpoint) -> Option<String> {
 fn probed_servers(timeline: &mut Timeline) {
     for checkpoint_id in 0..timeline.checkpoints.len() {
         let checkpoint = &timeline.checkpoints[checkpoint_id];
-        let mut found: Vec<(Option<String>, u16, Outcome, Engine)> = Vec::new();
+        let mut found: Vec<(Option<String>, u16, Outcome, Engine, bool)> = Vec::new();
         for check in &checkpoint.port_checks {
             let Some(port) = check.port else {
                 continue;
@@ -2039,9 +2086,15 @@ fn probed_servers(timeline: &mut Timeline) {
             } else {
                 check.outcome
             };
-            found.push((host, port, outcome, probed_engine(checkpoint, port)));
+            found.push((
+                host,
+                port,
+                outcome,
+                probed_engine(checkpoint, port),
+                check.unasked,
+            ));
         }
-        for (host, port, outcome, engine) in found {
+        for (host, port, outcome, engine, unasked) in found {
             let here = |server: &Server| {
                 same_host(server.host.as_deref(), host.as_deref())
                     && server.launch.is_none_or(|l| l <= checkpoint_id)
@@ -2083,6 +2136,7 @@ fn probed_servers(timeline: &mut Timeline) {
             let id = match known {
                 Some(id) => id,
                 None if launched_later
+                    || unasked
                     || !is_request(&timeline.checkpoints[checkpoint_id], port)
                         && outcome != Outcome::Passed =>
                 {
@@ -2113,7 +2167,9 @@ fn probed_servers(timeline: &mut Timeline) {
                 }
             };
             let server = &mut timeline.servers[id];
-            if outcome != Outcome::Unknown {
+            // A bound port says the server listens, not that it serves: a
+            // listing nobody asked for tells no readiness.
+            if outcome != Outcome::Unknown && !unasked {
                 server.last_probe = Some(outcome);
             }
             // The probe looked at it (a port learned only now, too).
