@@ -11,6 +11,7 @@
 
 mod config;
 mod diff;
+mod hook;
 mod inputs;
 pub mod read;
 mod redact;
@@ -75,6 +76,24 @@ Examples:
 Exit status: 0 ran, 1 a session has a finding at or above --fail-on, 2 usage
 error or unreadable DIR.";
 
+const HOOK_HELP: &str = "\
+Run by the agent, not by hand: `hindsight install AGENT` writes the hook
+entries. Claude Code: PostToolUse (Bash), PostToolBatch, Stop, SubagentStop.
+Codex: PostToolUse, Stop. Gemini CLI: AfterTool, AfterAgent.
+
+After a tool launched, killed or built something, the agent is told what is
+not yet verified. When it is about to stop and its last message claims
+success while findings remain, the stop is refused with each check's command
+(mode block; at most --max-blocks times per prompt). Any error: exit 0,
+nothing on stdout, the reason appended to hook.log in the state folder
+($HINDSIGHT_STATE_DIR, else $XDG_STATE_HOME/hindsight, else
+~/.local/state/hindsight).
+
+hindsight.toml (looked for from the agent's working folder up):
+  [hook]
+  mode = \"block\"      # warn | nudge | block
+  max_blocks = 2";
+
 const DIFF_HELP: &str = "\
 A and B are each one session: a file, or a folder whose files form the session.
 
@@ -116,6 +135,10 @@ enum Command {
         /// A rule id, such as `port-unchecked`.
         rule: String,
     },
+    /// The live guard: answer one hook event of a running agent (JSON on
+    /// stdin) with what it has not verified. Always exits 0.
+    #[command(after_help = HOOK_HELP)]
+    Hook(hook::HookArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Examples:\n  \
         hindsight completions bash > ~/.local/share/bash-completion/completions/hindsight\n  \
@@ -240,6 +263,37 @@ pub struct Io<'a> {
     pub no_color: bool,
     /// Where `hindsight.toml` is looked for (then in each parent).
     pub current_dir: PathBuf,
+    /// The environment variables `hook`, `install` and `doctor` read.
+    pub env: Env,
+}
+
+/// The environment variables the live guard and the installer read,
+/// injected so tests can point them at their own folders.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// `HOME`: where the agents keep their user settings.
+    pub home: Option<PathBuf>,
+    /// `XDG_STATE_HOME`: the hook's state goes in `hindsight/` under it
+    /// (else under `~/.local/state`).
+    pub xdg_state_home: Option<PathBuf>,
+    /// `HINDSIGHT_STATE_DIR`: the hook's state folder itself, over the two
+    /// above.
+    pub state_dir: Option<PathBuf>,
+    /// `PATH`: where a hook command written without a path must be found.
+    pub path: Option<OsString>,
+}
+
+impl Env {
+    /// The variables of the running process (empty ones count as unset).
+    pub fn from_process() -> Self {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        Self {
+            home: var("HOME").map(PathBuf::from),
+            xdg_state_home: var("XDG_STATE_HOME").map(PathBuf::from),
+            state_dir: var("HINDSIGHT_STATE_DIR").map(PathBuf::from),
+            path: var("PATH"),
+        }
+    }
 }
 
 /// Runs the CLI with `args` (including the program name) and returns the exit status.
@@ -310,6 +364,7 @@ fn execute(cli: Cli, io: &mut Io<'_>) -> Result<u8> {
         Command::Analyze(args) => analyze(&args, io)?,
         Command::Scan(args) => scan::run(&args, io)?,
         Command::Diff(args) => diff::run(&args, io)?,
+        Command::Hook(args) => hook::run(&args, io)?,
         Command::Rules { format } => {
             list_rules(format, io)?;
             EXIT_OK
