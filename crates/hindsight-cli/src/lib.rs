@@ -13,6 +13,7 @@ mod config;
 mod diff;
 mod hook;
 mod inputs;
+mod install;
 pub mod read;
 mod redact;
 mod scan;
@@ -94,6 +95,18 @@ hindsight.toml (looked for from the agent's working folder up):
   mode = \"block\"      # warn | nudge | block
   max_blocks = 2";
 
+const INSTALL_HELP: &str = "\
+Settings files: Claude Code ~/.claude/settings.json (user),
+.claude/settings.json (project), .claude/settings.local.json (local); Codex
+~/.codex/hooks.json, .codex/hooks.json; Gemini CLI ~/.gemini/settings.json,
+.gemini/settings.json. Everything else in the file is kept, in its order; the
+old file is backed up beside it and the new one written atomically.
+
+Examples:
+  hindsight install claude-code
+  hindsight install codex --scope project --dry-run
+  hindsight doctor";
+
 const DIFF_HELP: &str = "\
 A and B are each one session: a file, or a folder whose files form the session.
 
@@ -139,6 +152,13 @@ enum Command {
     /// stdin) with what it has not verified. Always exits 0.
     #[command(after_help = HOOK_HELP)]
     Hook(hook::HookArgs),
+    /// Add the live guard's hooks to an agent's settings file.
+    #[command(after_help = INSTALL_HELP)]
+    Install(install::InstallArgs),
+    /// Remove the live guard's hooks from an agent's settings file.
+    Uninstall(install::UninstallArgs),
+    /// Check that the live guard is installed and its command resolves.
+    Doctor(install::DoctorArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Examples:\n  \
         hindsight completions bash > ~/.local/share/bash-completion/completions/hindsight\n  \
@@ -365,6 +385,9 @@ fn execute(cli: Cli, io: &mut Io<'_>) -> Result<u8> {
         Command::Scan(args) => scan::run(&args, io)?,
         Command::Diff(args) => diff::run(&args, io)?,
         Command::Hook(args) => hook::run(&args, io)?,
+        Command::Install(args) => install::install(&args, io)?,
+        Command::Uninstall(args) => install::uninstall(&args, io)?,
+        Command::Doctor(args) => install::doctor(&args, io)?,
         Command::Rules { format } => {
             list_rules(format, io)?;
             EXIT_OK
