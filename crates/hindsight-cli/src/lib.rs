@@ -79,8 +79,9 @@ error or unreadable DIR.";
 
 const HOOK_HELP: &str = "\
 Run by the agent, not by hand: `hindsight install AGENT` writes the hook
-entries. Claude Code: PostToolUse (Bash), PostToolBatch, Stop, SubagentStop.
-Codex: PostToolUse, Stop. Gemini CLI: AfterTool, AfterAgent.
+entries. Claude Code: PostToolUse (Bash), Stop, SubagentStop (PostToolBatch
+is answered too, if you add it). Codex: PostToolUse, Stop. Gemini CLI:
+AfterTool, AfterAgent.
 
 After a tool launched, killed or built something, the agent is told what is
 not yet verified. When it is about to stop and its last message claims
