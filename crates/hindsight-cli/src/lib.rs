@@ -17,6 +17,7 @@ mod install;
 pub mod read;
 mod redact;
 mod scan;
+mod watch;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -108,6 +109,18 @@ Examples:
   hindsight install codex --scope project --dry-run
   hindsight doctor";
 
+const WATCH_HELP: &str = "\
+Without PATH, follows the newest Claude Code session under ~/.claude/projects.
+Files are followed by a file watcher and a tick (--interval); a last line
+still being written waits for its newline; a file that shrinks or is replaced
+is read again. On a terminal the view is redrawn; otherwise each change is
+printed once as plain lines.
+
+Examples:
+  hindsight watch
+  hindsight watch ~/.codex/sessions/2026/02/11/rollout-….jsonl --log /tmp/vllm.log
+  hindsight watch --once session.jsonl | grep unverified";
+
 const DIFF_HELP: &str = "\
 A and B are each one session: a file, or a folder whose files form the session.
 
@@ -160,6 +173,10 @@ enum Command {
     Uninstall(install::UninstallArgs),
     /// Check that the live guard is installed and its command resolves.
     Doctor(install::DoctorArgs),
+    /// Follow a running session and its server logs: the timeline as it
+    /// grows and what is still unverified, with commands.
+    #[command(after_help = WATCH_HELP)]
+    Watch(watch::WatchArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Examples:\n  \
         hindsight completions bash > ~/.local/share/bash-completion/completions/hindsight\n  \
@@ -389,6 +406,7 @@ fn execute(cli: Cli, io: &mut Io<'_>) -> Result<u8> {
         Command::Install(args) => install::install(&args, io)?,
         Command::Uninstall(args) => install::uninstall(&args, io)?,
         Command::Doctor(args) => install::doctor(&args, io)?,
+        Command::Watch(args) => watch::run(&args, io)?,
         Command::Rules { format } => {
             list_rules(format, io)?;
             EXIT_OK
