@@ -206,6 +206,12 @@ fn guard(args: &HookArgs, raw: &[u8], current_dir: &Path, dir: &Path) -> Result<
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "transcript".to_owned());
     let lines = u32::try_from(read.text.lines().count()).unwrap_or(u32::MAX);
+    if matches!(input.kind, Kind::AfterTool) && lines <= saved.analyzed_lines {
+        // No line since the last look (another call of a parallel batch
+        // already read it): no new launch, kill or build to speak of.
+        session.save(&mut saved)?;
+        return Ok(None);
+    }
     let last_message = match &input.kind {
         Kind::Stop { message: None, .. } => match args.agent {
             Agent::ClaudeCode => claude_code::last_message(&read.text),
