@@ -531,6 +531,12 @@ fn a_gemini_cli_session_replayed_as_it_grew() {
                 &[],
             );
             assert_eq!(answer.code, 0);
+            if answer.context().is_some() {
+                assert_eq!(
+                    answer.json().pointer("/hookSpecificOutput/hookEventName"),
+                    Some(&json!("AfterTool"))
+                );
+            }
             contexts.extend(answer.context());
         }
     }

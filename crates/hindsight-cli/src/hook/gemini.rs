@@ -43,10 +43,14 @@ pub(super) fn read(value: &Value) -> Result<Input> {
     })
 }
 
-/// Writes one answer.
-pub(super) fn write(answer: &Answer, _input: &Input) -> Value {
+/// Writes one answer. (`hookSpecificOutput.hookEventName` as the CLI's own
+/// `AfterToolOutput` type in `packages/core/src/hooks/types.ts` has it; it
+/// treats `block` as `deny`, and escapes `<` and `>` in the context.)
+pub(super) fn write(answer: &Answer, input: &Input) -> Value {
     match answer {
-        Answer::Context(text) => json!({"hookSpecificOutput": {"additionalContext": text}}),
+        Answer::Context(text) => json!({
+            "hookSpecificOutput": {"hookEventName": input.event, "additionalContext": text}
+        }),
         Answer::Block(reason) => json!({"decision": "deny", "reason": reason}),
         Answer::Tell(text) => json!({"systemMessage": text}),
     }
