@@ -43,6 +43,8 @@ Examples:
   hindsight scan ~/.claude/projects               every session under a directory
   hindsight diff run-a/ run-b/                    what one session checked and the other did not
   hindsight explain port-unchecked
+  hindsight install claude-code                   guard a live agent (also codex, gemini)
+  hindsight watch --log /tmp/vllm.log             follow the newest Claude Code session live
 
 Exit status: 0 ran (no finding at or above --fail-on), 1 a finding at or above
 --fail-on, 2 usage error, unreadable input or bad configuration.

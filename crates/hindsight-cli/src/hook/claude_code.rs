@@ -11,6 +11,9 @@
 //! - `Stop` / `SubagentStop`: `stop_hook_active` (true when Claude is already
 //!   continuing because a stop hook refused) and `last_assistant_message`
 //!   (the text it is stopping on; the transcript file may not hold it yet);
+//!   (`last_assistant_message` came with Claude Code 2.1.47, see
+//!   anthropics/claude-code#26710; before it, the message is read from the
+//!   transcript's last assistant record, [`last_message`]);
 //!   `SubagentStop` adds `agent_id` and `agent_transcript_path`, the
 //!   sub-agent's own transcript. Refused with `{"decision": "block",
 //!   "reason": …}`: the reason goes to Claude, which continues;
