@@ -306,7 +306,7 @@ fn a_claude_code_session_replayed_as_it_grew() {
     assert!(
         reason.starts_with(
             "hindsight: you wrote that the weights are loaded, the server is up and the \
-             speculative drafter is active, but nothing you saw verifies it."
+             speculative drafter is active, but these checks are not done:\n"
         ),
         "{reason}"
     );
@@ -1050,4 +1050,35 @@ fn the_guard_fails_open() {
         }
         assert_eq!(mode(&scratch.state().join("hook.log")), 0o600);
     }
+}
+
+#[test]
+fn an_exposed_credential_is_no_check_to_refuse_a_stop_over() {
+    let scratch = Scratch::new("secret");
+    let transcript = scratch.path("rollout.jsonl");
+    let case = "codex-vllm-api-key-exposed";
+    std::fs::write(
+        &transcript,
+        example(
+            case,
+            "rollout-2026-04-02T09-10-00-0196a0b2-7c1d-7e2f-8a9b-0c1d2e3f4a5b.jsonl",
+        ),
+    )
+    .expect("write");
+    // `analyze` reports the credential; the guard stays out of it.
+    let report = hindsight_tests::cli_report(std::slice::from_ref(&transcript));
+    assert!(
+        report["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f["rule"] == "secret-exposed")),
+        "{report}"
+    );
+    let event = json!({
+        "session_id": "s", "turn_id": "t", "transcript_path": transcript, "cwd": scratch.work(),
+        "hook_event_name": "Stop", "stop_hook_active": false,
+        "last_assistant_message": "The server is up and answering on port 8000.",
+    });
+    let answer = scratch.hook("codex", &event, &[]);
+    let said = format!("{}", answer.json());
+    assert!(!said.contains("secret-exposed"), "{said}");
 }
