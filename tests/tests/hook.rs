@@ -1082,3 +1082,40 @@ fn an_exposed_credential_is_no_check_to_refuse_a_stop_over() {
     let said = format!("{}", answer.json());
     assert!(!said.contains("secret-exposed"), "{said}");
 }
+
+#[test]
+fn a_sub_agents_tool_call_is_read_from_its_own_transcript() {
+    let scratch = Scratch::new("sub-agent");
+    let main = scratch.path("5b1f0c7e.jsonl");
+    let seed = example("seed-claude-code", "session.jsonl");
+    // The main thread only handed the work over.
+    let first: String = seed.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&main, first).expect("write");
+    let sub = scratch.path("5b1f0c7e/subagents/agent-a7f3.jsonl");
+    std::fs::create_dir_all(sub.parent().expect("parent")).expect("folder");
+    std::fs::write(&sub, &seed).expect("write");
+    let mut event = post_tool_use(&scratch, &main, "nohup python -m sglang.launch_server …");
+    let from_main = Scratch::new("sub-agent-main");
+    assert!(
+        from_main
+            .hook("claude-code", &event, &[])
+            .context()
+            .is_none()
+    );
+    event["agent_id"] = json!("a7f3");
+    event["agent_type"] = json!("general-purpose");
+    let answer = scratch.hook("claude-code", &event, &[]);
+    assert!(
+        answer.context().is_some_and(|c| c.contains(PORT_CHECK)),
+        "{answer:?}"
+    );
+    // An id that names no file (or a path in disguise) falls back to the main one.
+    event["agent_id"] = json!("../../etc");
+    let fallback = Scratch::new("sub-agent-fallback");
+    let answer = fallback.hook("claude-code", &event, &[]);
+    assert!(
+        answer.is_silent() && fallback.log().is_empty(),
+        "{answer:?} {}",
+        fallback.log()
+    );
+}

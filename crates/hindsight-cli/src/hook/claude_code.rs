@@ -15,7 +15,9 @@
 //!   anthropics/claude-code#26710; before it, the message is read from the
 //!   transcript's last assistant record, [`last_message`]);
 //!   `SubagentStop` adds `agent_id` and `agent_transcript_path`, the
-//!   sub-agent's own transcript. Refused with `{"decision": "block",
+//!   sub-agent's own transcript;
+//! - `agent_id` (any event) is present only when the hook fires inside a
+//!   sub-agent; its tool calls are then read from its own transcript. Refused with `{"decision": "block",
 //!   "reason": …}`: the reason goes to Claude, which continues;
 //! - `systemMessage` (any event) is shown to the user, not the model.
 //!
@@ -42,11 +44,20 @@ pub(super) fn read(value: &Value) -> Result<Input> {
         },
         _ => Kind::Other,
     };
-    // A sub-agent's stop is about its own transcript.
+    // A sub-agent's stop is about its own transcript; so is a tool call it
+    // made (the event then carries its `agent_id`, and the commands are in
+    // its own file, `<session>/subagents/agent-<id>.jsonl` beside the
+    // session's, not in the session's).
     let transcript = if event == "SubagentStop" {
         text_field(value, "agent_transcript_path").or_else(|| text_field(value, "transcript_path"))
     } else {
-        text_field(value, "transcript_path")
+        let main = text_field(value, "transcript_path");
+        match (&main, text_field(value, "agent_id")) {
+            (Some(main), Some(agent)) => {
+                Some(sub_agent_transcript(main, &agent).unwrap_or_else(|| main.clone()))
+            }
+            _ => main,
+        }
     };
     Ok(Input {
         session: text_field(value, "session_id").unwrap_or_default(),
@@ -55,6 +66,22 @@ pub(super) fn read(value: &Value) -> Result<Input> {
         event,
         kind,
     })
+}
+
+/// The transcript of sub-agent `agent` of the session at `main`, if it is
+/// there.
+fn sub_agent_transcript(main: &str, agent: &str) -> Option<String> {
+    let main = std::path::Path::new(main);
+    let safe = !agent.is_empty()
+        && agent
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let path = main
+        .parent()?
+        .join(main.file_stem()?)
+        .join("subagents")
+        .join(format!("agent-{agent}.jsonl"));
+    (safe && path.is_file()).then(|| path.to_string_lossy().into_owned())
 }
 
 /// Writes one answer.
