@@ -1119,3 +1119,43 @@ fn a_sub_agents_tool_call_is_read_from_its_own_transcript() {
         fallback.log()
     );
 }
+
+#[test]
+fn sessions_not_seen_for_two_weeks_are_forgotten() {
+    let scratch = Scratch::new("prune");
+    let transcript = scratch.path("session.jsonl");
+    std::fs::write(&transcript, example("seed-claude-code", "session.jsonl")).expect("write");
+    let event = |id: &str| {
+        let mut event = post_tool_use(&scratch, &transcript, "x");
+        event["session_id"] = json!(id);
+        event
+    };
+    scratch.hook("claude-code", &event("old"), &[]);
+    scratch.hook("claude-code", &event("recent"), &[]);
+    let sessions = scratch.state().join("sessions");
+    let files = |stem: &str| -> Vec<PathBuf> {
+        std::fs::read_dir(&sessions)
+            .expect("sessions")
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(stem))
+            })
+            .collect()
+    };
+    assert_eq!(files("-old-").len(), 3);
+    let weeks_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(15 * 24 * 3600);
+    for path in files("-old-") {
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(weeks_ago))
+            .expect("age");
+    }
+    // A new session's first call prunes.
+    scratch.hook("claude-code", &event("new"), &[]);
+    assert!(files("-old-").is_empty(), "{:?}", files(""));
+    assert_eq!(files("-recent-").len(), 3);
+    assert_eq!(files("-new-").len(), 3);
+}

@@ -205,6 +205,10 @@ fn guard(args: &HookArgs, raw: &[u8], current_dir: &Path, dir: &Path) -> Result<
     let key = session_key(args.agent, &input.session, &transcript);
     let session = state::Session::lock(dir, &key)?;
     let mut saved = session.load();
+    if saved.version == 0 {
+        // A session not seen before (or a state of another version).
+        state::prune(dir, state::KEEP);
+    }
     let read = session.refresh(&mut saved, &transcript)?;
     let name = transcript
         .file_name()

@@ -93,6 +93,39 @@ pub(crate) fn log(dir: &Path, line: &str) {
     }
 }
 
+/// How long a session's files are kept after its last hook call.
+pub(crate) const KEEP: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 3600);
+
+/// Removes the files of sessions whose state was last written more than
+/// `keep` ago, so the folder does not grow with every session ever guarded.
+/// Run when a session is first seen, which is rare enough to afford a
+/// listing. A state written at every call dates its session; its lock and
+/// text go with it.
+pub(crate) fn prune(dir: &Path, keep: std::time::Duration) {
+    let sessions = dir.join("sessions");
+    let Some(cutoff) = std::time::SystemTime::now().checked_sub(keep) else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(&sessions) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|modified| modified < cutoff);
+        if old {
+            for extension in ["txt", "lock", "json"] {
+                let _ = fs::remove_file(path.with_extension(extension));
+            }
+        }
+    }
+}
+
 /// A session's files, its lock held while this lives.
 pub(crate) struct Session {
     state_path: PathBuf,
