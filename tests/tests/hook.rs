@@ -546,6 +546,17 @@ fn a_gemini_cli_session_replayed_as_it_grew() {
             .any(|c| c.contains("port-unchecked") && c.contains("8001")),
         "{contexts:#?}"
     );
+    // Rewritten by a rename (another inode), nothing new: nothing is told
+    // again.
+    let copy = scratch.path("rewritten.json");
+    std::fs::copy(&transcript, &copy).expect("copy");
+    std::fs::rename(&copy, &transcript).expect("rename");
+    let again = scratch.hook(
+        "gemini",
+        &event("AfterTool", json!({"tool_name": "run_shell_command", "tool_input": {}, "tool_response": {"llmContent": ""}})),
+        &[],
+    );
+    assert!(again.is_silent(), "{again:?}");
     let response = messages
         .last()
         .and_then(|m| m["content"].as_str())
@@ -563,6 +574,21 @@ fn a_gemini_cli_session_replayed_as_it_grew() {
     assert!(
         reason.contains("port-unchecked") && reason.contains("ranks-uncounted"),
         "{reason}"
+    );
+    // The retry turn stops on the same claim: nothing new to refuse over.
+    std::fs::copy(&transcript, &copy).expect("copy");
+    std::fs::rename(&copy, &transcript).expect("rename");
+    let retry = scratch.hook(
+        "gemini",
+        &event(
+            "AfterAgent",
+            json!({"prompt": "Start vLLM", "prompt_response": response, "stop_hook_active": true}),
+        ),
+        &[],
+    );
+    assert!(
+        retry.block_reason().is_none() && retry.user_message().is_some(),
+        "{retry:?}"
     );
 }
 

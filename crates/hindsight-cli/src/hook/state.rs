@@ -185,10 +185,15 @@ impl Session {
         let size = meta.len();
         let identity = identity(&meta);
         let head = head_hash(&mut file, state.offset.min(HEAD))?;
+        // A whole-document transcript is rewritten in place or replaced on
+        // every message (Gemini CLI): it is read whole anyway, and its
+        // identity changing says nothing about the conversation.
+        let whole_document = state
+            .format
+            .is_some_and(|format| Condenser::for_format(format).is_none());
         let same = state.transcript.as_deref() == Some(path.to_string_lossy().as_ref())
-            && state.identity == identity
-            && size >= state.offset
-            && head == state.head;
+            && (whole_document
+                || (state.identity == identity && size >= state.offset && head == state.head));
         if !same {
             let blocks = (state.prompt.take(), state.blocks);
             *state = State {
