@@ -108,7 +108,10 @@ impl Follow {
         let meta = file.metadata()?;
         let identity = identity(&meta);
         let mut changed = false;
-        if identity != self.identity || meta.len() < self.offset {
+        // A whole-document transcript is rewritten or replaced at every
+        // message (Gemini CLI): it is read whole anyway, not started again.
+        let whole_document = self.transcript && self.format.is_some() && self.condenser.is_none();
+        if !whole_document && (identity != self.identity || meta.len() < self.offset) {
             // Replaced or truncated: start again (a first read is neither).
             let first = self.identity == (0, 0);
             let path = std::mem::take(&mut self.path);
@@ -482,6 +485,26 @@ mod tests {
         // Gone for now: not an error.
         std::fs::remove_file(&log).expect("remove");
         assert!(!follow.poll().expect("missing"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_whole_document_rewritten_by_rename_is_not_started_again() {
+        let dir = scratch("gemini");
+        let name = "session-2025-11-14T14-01-4f0c2a91.json";
+        let session = include_str!(
+            "../../../examples/gemini-cli-vllm-ps-only/session-2025-11-14T14-01-4f0c2a91.json"
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, session).expect("write");
+        let mut follow = Follow::new(path.clone(), true);
+        assert!(follow.poll().expect("poll"));
+        let copy = dir.join("copy.json");
+        std::fs::write(&copy, format!("{session}\n")).expect("write");
+        std::fs::rename(&copy, &path).expect("rename");
+        assert!(follow.poll().expect("poll"));
+        assert!(!follow.restarted);
+        assert_eq!(follow.text(), format!("{session}\n"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
