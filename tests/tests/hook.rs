@@ -1185,3 +1185,50 @@ fn sessions_not_seen_for_two_weeks_are_forgotten() {
     assert_eq!(files("-recent-").len(), 3);
     assert_eq!(files("-new-").len(), 3);
 }
+
+#[test]
+fn a_codex_turn_continued_by_a_refusal_keeps_its_block_count() {
+    let scratch = Scratch::new("codex-turns");
+    let transcript = scratch.path("rollout.jsonl");
+    let rollout = codex_rollout();
+    std::fs::write(&transcript, &rollout).expect("write");
+    let stop = |turn: &str, active: bool| {
+        json!({
+            "session_id": "s", "turn_id": turn, "transcript_path": transcript, "cwd": scratch.work(),
+            "hook_event_name": "Stop", "model": "gpt-5-codex", "permission_mode": "default",
+            "stop_hook_active": active, "last_assistant_message": "The server is up.",
+        })
+    };
+    let flags = ["--max-blocks", "1"];
+    assert!(
+        scratch
+            .hook("codex", &stop("turn-1", false), &flags)
+            .block_reason()
+            .is_some()
+    );
+    // A second server launched while continuing; Codex names a new turn,
+    // but the refusal's continuation may not restart the count.
+    let launch = concat!(
+        r#"{"timestamp":"2026-02-11T22:40:00.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"nohup vllm serve Qwen/Qwen2.5-7B-Instruct --port 8011 > /tmp/v.log 2>&1 &\"]}","call_id":"call_x"}}"#,
+        "\n",
+        r#"{"timestamp":"2026-02-11T22:40:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_x","output":"{\"output\":\"\",\"metadata\":{\"exit_code\":0}}"}}"#,
+        "\n"
+    );
+    std::fs::write(&transcript, format!("{rollout}{launch}")).expect("write");
+    let continued = scratch.hook("codex", &stop("turn-2", true), &flags);
+    assert!(continued.block_reason().is_none(), "{continued:?}");
+    assert!(
+        continued
+            .user_message()
+            .is_some_and(|m| m.contains("refused the stop 1 time") && m.contains("8011")),
+        "{continued:?}"
+    );
+    // The user's next prompt is a new turn: its new findings may block.
+    let third = launch.replace("8011", "8012").replace("call_x", "call_y");
+    std::fs::write(&transcript, format!("{rollout}{launch}{third}")).expect("write");
+    let next = scratch.hook("codex", &stop("turn-3", false), &flags);
+    assert!(
+        next.block_reason().is_some_and(|r| r.contains("8012")),
+        "{next:?}"
+    );
+}

@@ -352,13 +352,19 @@ fn decide(
         } => {
             let message = message.clone().or_else(|| seen.last_message.clone());
             let claimed = message.as_deref().map(claims).unwrap_or_default();
-            let new_prompt = match prompt {
-                Some(prompt) => saved.prompt.as_ref() != Some(prompt),
-                None => !continuing,
-            };
+            // A stop made while continuing because of a refusal is never a
+            // new prompt, whatever the agent calls its turn: the count goes
+            // on, so a refusal cannot restart its own budget.
+            let new_prompt = !continuing
+                && match prompt {
+                    Some(prompt) => saved.prompt.as_ref() != Some(prompt),
+                    None => true,
+                };
             if new_prompt {
-                saved.prompt = prompt.clone();
                 saved.blocks = 0;
+            }
+            if prompt.is_some() {
+                saved.prompt = prompt.clone();
             }
             if claimed.is_empty() || report.findings.is_empty() {
                 return None;
