@@ -191,7 +191,7 @@ fn claude_code_settings_keep_everything_else_and_get_one_entry() {
             ),
             (
                 "PostToolUse".to_owned(),
-                Some("Bash".to_owned()),
+                Some("Bash|KillShell|KillBash|TaskStop".to_owned()),
                 command.clone()
             ),
             (

@@ -82,7 +82,7 @@ error or unreadable DIR.";
 
 const HOOK_HELP: &str = "\
 Run by the agent, not by hand: `hindsight install AGENT` writes the hook
-entries. Claude Code: PostToolUse (Bash), Stop, SubagentStop (PostToolBatch
+entries. Claude Code: PostToolUse (Bash, KillShell), Stop, SubagentStop (PostToolBatch
 is answered too, if you add it). Codex: PostToolUse, Stop. Gemini CLI:
 AfterTool, AfterAgent.
 

@@ -83,13 +83,18 @@ pub(crate) struct DoctorArgs {
     agent: Option<Agent>,
 }
 
+/// The Claude Code tools after which the guard looks (a regex matcher).
+const CLAUDE_TOOLS: &str = "Bash|KillShell|KillBash|TaskStop";
+
 /// The hook events the guard is installed on, with each one's matcher.
 fn events(agent: Agent) -> &'static [(&'static str, Option<&'static str>)] {
     match agent {
         // PostToolBatch is left out: after a parallel batch it would run the
-        // same analysis PostToolUse already ran for each call.
+        // same analysis PostToolUse already ran for each call. The matcher
+        // takes the shell and the tools that stop a background shell (the
+        // names the core's Claude Code parser reads as kills).
         Agent::ClaudeCode => &[
-            ("PostToolUse", Some("Bash")),
+            ("PostToolUse", Some(CLAUDE_TOOLS)),
             ("Stop", None),
             ("SubagentStop", None),
         ],
