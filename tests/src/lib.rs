@@ -139,6 +139,7 @@ pub fn cli_report(files: &[PathBuf]) -> serde_json::Value {
         stderr_is_terminal: false,
         no_color: true,
         current_dir: std::env::temp_dir(),
+        env: hindsight_cli::Env::default(),
     };
     let mut args: Vec<std::ffi::OsString> = vec![
         "hindsight".into(),

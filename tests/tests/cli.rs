@@ -32,6 +32,7 @@ fn cli_with(args: &[&str], stdin: &str, terminal: bool, no_color: bool, dir: &Pa
         stderr_is_terminal: false,
         no_color,
         current_dir: dir.to_path_buf(),
+        env: hindsight_cli::Env::default(),
     };
     let code = run(
         std::iter::once("hindsight").chain(args.iter().copied()),

@@ -37,12 +37,24 @@ pub(crate) struct RuleArgs {
     no_config: bool,
 }
 
-/// The file's shape: only a `[rules]` table for now; other keys are errors so
-/// a misspelt table is not silently ignored.
+/// The file's shape: a `[rules]` table and the live guard's `[hook]`
+/// table; other keys are errors so a misspelt table is not silently ignored.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct File {
     rules: Config,
+    hook: HookSettings,
+}
+
+/// The `[hook]` table: how `hindsight hook` answers the agent. Flags of the
+/// hook command win over it.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct HookSettings {
+    /// `warn`, `nudge` or `block` (see [`crate::hook::Mode`]).
+    pub(crate) mode: Option<crate::hook::Mode>,
+    /// How many times one prompt's stop may be blocked.
+    pub(crate) max_blocks: Option<u32>,
 }
 
 fn parse_severity(text: &str) -> Result<(String, Severity), String> {
@@ -67,6 +79,14 @@ fn parse_severity(text: &str) -> Result<(String, Severity), String> {
 /// The configuration in force: the file (if any) with the flags over it,
 /// every rule id checked.
 pub(crate) fn load(args: &RuleArgs, current_dir: &Path) -> Result<Config> {
+    load_with_hook(args, current_dir).map(|(config, _)| config)
+}
+
+/// [`load`], and the file's `[hook]` table as well.
+pub(crate) fn load_with_hook(
+    args: &RuleArgs,
+    current_dir: &Path,
+) -> Result<(Config, HookSettings)> {
     let file = if args.no_config {
         None
     } else if let Some(path) = &args.config {
@@ -74,9 +94,12 @@ pub(crate) fn load(args: &RuleArgs, current_dir: &Path) -> Result<Config> {
     } else {
         discover(current_dir)
     };
-    let base = match &file {
-        Some(path) => read_file(path)?,
-        None => Config::default(),
+    let (base, hook) = match &file {
+        Some(path) => {
+            let file = read_file(path)?;
+            (file.rules, file.hook)
+        }
+        None => (Config::default(), HookSettings::default()),
     };
     let flags = Config {
         select: (!args.select.is_empty()).then(|| args.select.iter().cloned().collect()),
@@ -93,7 +116,7 @@ pub(crate) fn load(args: &RuleArgs, current_dir: &Path) -> Result<Config> {
             _ => bail!("{message}"),
         }
     }
-    Ok(config)
+    Ok((config, hook))
 }
 
 /// The nearest `hindsight.toml` in `dir` or a parent.
@@ -103,11 +126,11 @@ fn discover(dir: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn read_file(path: &Path) -> Result<Config> {
+fn read_file(path: &Path) -> Result<File> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
     match toml::from_str::<File>(&text) {
-        Ok(file) => Ok(file.rules),
+        Ok(file) => Ok(file),
         Err(error) => {
             // toml's own message spans several lines with a source excerpt;
             // one `path:line:column: message` line reads better in CI logs.

@@ -11,10 +11,13 @@
 
 mod config;
 mod diff;
+mod hook;
 mod inputs;
+mod install;
 pub mod read;
 mod redact;
 mod scan;
+mod watch;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -40,6 +43,8 @@ Examples:
   hindsight scan ~/.claude/projects               every session under a directory
   hindsight diff run-a/ run-b/                    what one session checked and the other did not
   hindsight explain port-unchecked
+  hindsight install claude-code                   guard a live agent (also codex, gemini)
+  hindsight watch --log /tmp/vllm.log             follow the newest Claude Code session live
 
 Exit status: 0 ran (no finding at or above --fail-on), 1 a finding at or above
 --fail-on, 2 usage error, unreadable input or bad configuration.
@@ -74,6 +79,49 @@ Examples:
 
 Exit status: 0 ran, 1 a session has a finding at or above --fail-on, 2 usage
 error or unreadable DIR.";
+
+const HOOK_HELP: &str = "\
+Run by the agent, not by hand: `hindsight install AGENT` writes the hook
+entries. Claude Code: PostToolUse (Bash, KillShell), Stop, SubagentStop (PostToolBatch
+is answered too, if you add it). Codex: PostToolUse, Stop. Gemini CLI:
+AfterTool, AfterAgent.
+
+After a tool launched, killed or built something, the agent is told what is
+not yet verified. When it is about to stop and its last message claims
+success while findings remain, the stop is refused with each check's command
+(mode block; at most --max-blocks times per prompt). Any error: exit 0,
+nothing on stdout, the reason appended to hook.log in the state folder
+($HINDSIGHT_STATE_DIR, else $XDG_STATE_HOME/hindsight, else
+~/.local/state/hindsight).
+
+hindsight.toml (looked for from the agent's working folder up):
+  [hook]
+  mode = \"block\"      # warn | nudge | block
+  max_blocks = 2";
+
+const INSTALL_HELP: &str = "\
+Settings files: Claude Code ~/.claude/settings.json (user),
+.claude/settings.json (project), .claude/settings.local.json (local); Codex
+~/.codex/hooks.json, .codex/hooks.json; Gemini CLI ~/.gemini/settings.json,
+.gemini/settings.json. Everything else in the file is kept, in its order; the
+old file is backed up beside it and the new one written atomically.
+
+Examples:
+  hindsight install claude-code
+  hindsight install codex --scope project --dry-run
+  hindsight doctor";
+
+const WATCH_HELP: &str = "\
+Without PATH, follows the newest Claude Code session under ~/.claude/projects.
+Files are followed by a file watcher and a tick (--interval); a last line
+still being written waits for its newline; a file that shrinks or is replaced
+is read again. On a terminal the view is redrawn; otherwise each change is
+printed once as plain lines.
+
+Examples:
+  hindsight watch
+  hindsight watch ~/.codex/sessions/2026/02/11/rollout-….jsonl --log /tmp/vllm.log
+  hindsight watch --once session.jsonl | grep unverified";
 
 const DIFF_HELP: &str = "\
 A and B are each one session: a file, or a folder whose files form the session.
@@ -116,6 +164,21 @@ enum Command {
         /// A rule id, such as `port-unchecked`.
         rule: String,
     },
+    /// The live guard: answer one hook event of a running agent (JSON on
+    /// stdin) with what it has not verified. Always exits 0.
+    #[command(after_help = HOOK_HELP)]
+    Hook(hook::HookArgs),
+    /// Add the live guard's hooks to an agent's settings file.
+    #[command(after_help = INSTALL_HELP)]
+    Install(install::InstallArgs),
+    /// Remove the live guard's hooks from an agent's settings file.
+    Uninstall(install::UninstallArgs),
+    /// Check that the live guard is installed and its command resolves.
+    Doctor(install::DoctorArgs),
+    /// Follow a running session and its server logs: the timeline as it
+    /// grows and what is still unverified, with commands.
+    #[command(after_help = WATCH_HELP)]
+    Watch(watch::WatchArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Examples:\n  \
         hindsight completions bash > ~/.local/share/bash-completion/completions/hindsight\n  \
@@ -240,6 +303,37 @@ pub struct Io<'a> {
     pub no_color: bool,
     /// Where `hindsight.toml` is looked for (then in each parent).
     pub current_dir: PathBuf,
+    /// The environment variables `hook`, `install` and `doctor` read.
+    pub env: Env,
+}
+
+/// The environment variables the live guard and the installer read,
+/// injected so tests can point them at their own folders.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// `HOME`: where the agents keep their user settings.
+    pub home: Option<PathBuf>,
+    /// `XDG_STATE_HOME`: the hook's state goes in `hindsight/` under it
+    /// (else under `~/.local/state`).
+    pub xdg_state_home: Option<PathBuf>,
+    /// `HINDSIGHT_STATE_DIR`: the hook's state folder itself, over the two
+    /// above.
+    pub state_dir: Option<PathBuf>,
+    /// `PATH`: where a hook command written without a path must be found.
+    pub path: Option<OsString>,
+}
+
+impl Env {
+    /// The variables of the running process (empty ones count as unset).
+    pub fn from_process() -> Self {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        Self {
+            home: var("HOME").map(PathBuf::from),
+            xdg_state_home: var("XDG_STATE_HOME").map(PathBuf::from),
+            state_dir: var("HINDSIGHT_STATE_DIR").map(PathBuf::from),
+            path: var("PATH"),
+        }
+    }
 }
 
 /// Runs the CLI with `args` (including the program name) and returns the exit status.
@@ -310,6 +404,11 @@ fn execute(cli: Cli, io: &mut Io<'_>) -> Result<u8> {
         Command::Analyze(args) => analyze(&args, io)?,
         Command::Scan(args) => scan::run(&args, io)?,
         Command::Diff(args) => diff::run(&args, io)?,
+        Command::Hook(args) => hook::run(&args, io)?,
+        Command::Install(args) => install::install(&args, io)?,
+        Command::Uninstall(args) => install::uninstall(&args, io)?,
+        Command::Doctor(args) => install::doctor(&args, io)?,
+        Command::Watch(args) => watch::run(&args, io)?,
         Command::Rules { format } => {
             list_rules(format, io)?;
             EXIT_OK

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         // Without a current directory (it was deleted), no hindsight.toml is
         // found; `/` would find a stray one at the root.
         current_dir: std::env::current_dir().unwrap_or_default(),
+        env: hindsight_cli::Env::from_process(),
     };
     ExitCode::from(hindsight_cli::run(std::env::args_os(), &mut io))
 }

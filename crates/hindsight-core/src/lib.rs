@@ -7,7 +7,7 @@
 //! text → [`parse::detect`] → one parser per format → events with spans →
 //! [`timeline`] → [`rules`] → [`report::Report`] → renderers.
 
-mod claims;
+pub mod claims;
 pub mod condense;
 pub mod config;
 mod decimal;

@@ -51,9 +51,11 @@ use vocabulary::{DRAFTER, GPUS, Kinds, LOADED, PORT, RANKS, READY, VOCABULARY, W
 /// pasted JSON blob, a table) is cut here. Real sentences are far shorter.
 const SENTENCE_CAP: usize = 2_000;
 
-/// The states a claim can assert.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Claim {
+/// The states a claim can assert. Serializable so the CLI's live guard
+/// (`hindsight hook`) can tell the agent and keep what it was told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "claim", content = "port")]
+pub enum Claim {
     Ready,
     Loaded,
     Drafter,
@@ -62,9 +64,25 @@ pub(crate) enum Claim {
     GpusFree,
 }
 
+impl Claim {
+    /// What the claim states, as a clause ("the server is up").
+    pub fn stated(self) -> String {
+        match self {
+            Claim::Ready => "the server is up".to_owned(),
+            Claim::Loaded => "the weights are loaded".to_owned(),
+            Claim::Drafter => "the speculative drafter is active".to_owned(),
+            Claim::Ranks => "all ranks are up".to_owned(),
+            Claim::Port(port) => format!("port {port} is listening"),
+            Claim::GpusFree => "the GPUs are free".to_owned(),
+        }
+    }
+}
+
 /// The claims `text` makes, each once, sentence by sentence and within a
-/// sentence in the order of [`Claim`]'s variants.
-pub(crate) fn claims(text: &str) -> Vec<Claim> {
+/// sentence in the order of [`Claim`]'s variants. Public for the live guard,
+/// which reads one assistant message at a time (the message an agent is
+/// about to stop on), outside any transcript.
+pub fn claims(text: &str) -> Vec<Claim> {
     let mut found = Vec::new();
     let Some(words) = WORDS.as_ref() else {
         return found;

@@ -21,7 +21,7 @@ use super::{Note, Outcome, carried};
 use crate::parse::claude_code::{KILL_TOOLS, POLL_TOOLS, SHELL_TOOLS, is_browser_open};
 
 /// The tool calls whose results are still to come.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub(super) struct Calls {
     /// Ids of shell and shell-poll tool calls: their results are kept.
     kept_calls: HashSet<String>,

@@ -23,7 +23,7 @@ use super::{Note, Outcome, carried};
 use crate::parse::codex::SHELL_TOOLS;
 
 /// The shell calls whose outputs are kept.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub(super) struct Calls {
     /// Call ids of shell calls. Never forgotten: the parser pairs every
     /// output with its call, however many there are.

@@ -28,7 +28,7 @@ mod codex;
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Format;
 use crate::diagnostic::LONG_LINE;
@@ -37,7 +37,12 @@ use crate::timeline::secrets;
 
 /// Rewrites the lines of one session file; keeps the tool-call ids it has
 /// seen so results can be matched to shell calls across lines.
-#[derive(Debug)]
+///
+/// Serializable, so a reader that comes back to a growing file (the CLI's
+/// live guard, run once per agent event) can save the condenser between
+/// runs and condense only the lines added since, with the same result as
+/// condensing the whole file at once.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Condenser {
     /// The format's own state: which calls' results to keep.
     shape: Shape,
@@ -51,7 +56,7 @@ pub struct Condenser {
 }
 
 /// The formats that are condensed, each with what it remembers across lines.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 enum Shape {
     ClaudeCode(claude_code::Calls),
     Codex(codex::Calls),
@@ -434,6 +439,37 @@ mod tests {
                 .text(&text);
             assert_eq!(condensed.lines().count(), text.lines().count());
             assert_eq!(codex_events(&condensed), codex_events(&text));
+        }
+    }
+
+    #[test]
+    fn a_condenser_saved_between_lines_condenses_as_one_that_never_stopped() {
+        let sessions: Vec<(Format, String)> = crate::test_examples::texts()
+            .into_iter()
+            .filter(|(name, _)| name.ends_with(".jsonl"))
+            .filter_map(|(_, text)| {
+                let format = crate::parse::detect(&text);
+                Condenser::for_format(format).map(|_| (format, text))
+            })
+            .collect();
+        assert!(sessions.len() >= 4, "the session examples were not found");
+        for (format, text) in sessions {
+            let whole = Condenser::for_format(format)
+                .expect("condensed")
+                .text(&text);
+            let lines: Vec<&str> = text.lines().collect();
+            // Saved and restored after every third line, as the live guard
+            // does between agent events.
+            let mut condenser = Condenser::for_format(format).expect("condensed");
+            let mut pieces = Vec::new();
+            for chunk in lines.chunks(3) {
+                for line in chunk {
+                    pieces.push(condenser.line(line).into_owned());
+                }
+                let saved = serde_json::to_string(&condenser).expect("saved");
+                condenser = serde_json::from_str(&saved).expect("restored");
+            }
+            assert_eq!(pieces.join("\n"), whole.trim_end_matches('\n'));
         }
     }
 }

@@ -38,14 +38,7 @@ tags for ranks, the engine's drafter lines for the drafter, `ss -ltnp` for a por
 
 impl Claim {
     fn describe(self) -> String {
-        match self {
-            Claim::Ready => "the server is up".to_owned(),
-            Claim::Loaded => "the weights are loaded".to_owned(),
-            Claim::Drafter => "the speculative drafter is active".to_owned(),
-            Claim::Ranks => "all ranks are up".to_owned(),
-            Claim::Port(port) => format!("port {port} is listening"),
-            Claim::GpusFree => "the GPUs are free".to_owned(),
-        }
+        self.stated()
     }
 
     fn missing(self) -> &'static str {
