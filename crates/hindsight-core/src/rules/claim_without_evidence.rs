@@ -81,6 +81,8 @@ enum Support {
     /// A check was made but the transcript lacks its result.
     Unknown,
     Missing,
+    /// Nothing since the agent itself stopped the server.
+    StoppedSince,
 }
 
 fn check(
@@ -135,12 +137,24 @@ fn check(
         let Some(action) = action else {
             continue;
         };
+        // A server the agent itself stopped since is no longer shown by
+        // what it saw before the stop: "run.sh brings the server up", written
+        // after `pkill uvicorn`, rests on nothing.
+        let stopped = match claim {
+            Claim::GpusFree => None,
+            _ => server
+                .and_then(|s| s.stopped_by)
+                .filter(|&k| k >= action.id && checkpoints.iter().any(|c| c.id == k)),
+        };
         let since: Vec<&Checkpoint> = checkpoints
             .iter()
-            .filter(|c| c.id >= action.id)
+            .filter(|c| c.id >= action.id && stopped.is_none_or(|k| c.id > k))
             .copied()
             .collect();
-        let support = support(claim, &since, server);
+        let support = match support(claim, &since, server) {
+            Support::Missing if stopped.is_some() => Support::StoppedSince,
+            other => other,
+        };
         if support == Support::Shown {
             continue;
         }
@@ -173,6 +187,11 @@ fn check(
             Support::Contradicted => format!("{}: what it saw says otherwise", claim.describe()),
             Support::Unknown => format!(
                 "{}: a check was made but its result is not in the transcript",
+                claim.describe()
+            ),
+            Support::StoppedSince => format!(
+                "{}: the agent stopped that server after its last look, and saw nothing of \
+                 it since",
                 claim.describe()
             ),
             _ => format!("{}: {}", claim.describe(), claim.missing()),
