@@ -167,9 +167,19 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
         // nested launchers are skipped as words, never recursed into.
         let is_launcher =
             |word: &String| LAUNCHERS.contains(&word.rsplit('/').next().unwrap_or(""));
-        return (1..argv.len())
+        let (engine, mut settings) = (1..argv.len())
             .filter(|&i| !is_launcher(&argv[i]))
-            .find_map(|i| launch_within(&argv[i..], depth + 1));
+            .find_map(|i| launch_within(&argv[i..], depth + 1))?;
+        // `mpirun -n 8 python3 run.py --engine_dir …`: MPI starts one process
+        // per rank, so the process count is the world size.
+        if matches!(program, "mpirun" | "mpiexec") && settings.world_size.is_none() {
+            settings.world_size = argv
+                .iter()
+                .position(|a| a == "-n" || a == "-np")
+                .and_then(|at| argv.get(at + 1))
+                .and_then(|n| n.parse().ok());
+        }
+        return Some((engine, settings));
     }
     if program == "docker" || program == "podman" {
         return if depth >= 2 {
@@ -570,6 +580,12 @@ mod tests {
         assert_eq!(
             (e, s.tp_size, s.mem_fraction),
             (Engine::TensorrtLlm, Some(4), Some(0.9))
+        );
+        // Without a size flag, MPI's process count is the world size.
+        let (_, s) = launch("mpirun -np 8 --allow-run-as-root trtllm-serve /m --port 8001");
+        assert_eq!(
+            (s.tp_size, s.world_size, s.ranks_expected()),
+            (None, Some(8), 8)
         );
         let (e, s) = launch(
             "docker run --runtime nvidia -p 8000:8000 --ipc=host vllm/vllm-openai:latest --model Qwen/Q -tp 2",

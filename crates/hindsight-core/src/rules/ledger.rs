@@ -446,15 +446,31 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
             .collect();
         ranks.sort_unstable();
         ranks.dedup();
+        // Short of a count, the engine's readiness line or a request its log
+        // shows answered says every rank is up (no engine serves with a rank
+        // missing); a request to the port could have reached another server.
+        let startup = (server.engine != crate::Engine::Sglang)
+            .then(|| {
+                seen(timeline, server)
+                    .find(|l| matches!(l.log.signal, Some(Signal::AppStartupComplete)))
+            })
+            .flatten();
+        let whole = ready
+            .or(answered)
+            .or(startup)
+            .map(|line| vec![line.quote()]);
+        let (status, evidence) = if ranks.len() >= expected as usize {
+            (LedgerStatus::Passed, Vec::new())
+        } else if let Some(evidence) = whole {
+            (LedgerStatus::Indirect, evidence)
+        } else {
+            (LedgerStatus::NotChecked, Vec::new())
+        };
         ledger.push(LedgerEntry {
             check: "all-ranks-up",
-            status: if ranks.len() >= expected as usize {
-                LedgerStatus::Passed
-            } else {
-                LedgerStatus::NotChecked
-            },
+            status,
             detail: format!("{} of {expected} ranks seen", ranks.len()),
-            evidence: Vec::new(),
+            evidence,
         });
     }
 

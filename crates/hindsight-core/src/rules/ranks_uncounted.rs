@@ -41,7 +41,28 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let launch = launch_quote(timeline, server)?;
     let mut seen = BTreeSet::new();
     let mut process_lists = Vec::new();
+    // The engines report ready, and log answered requests, only once every
+    // rank is up: such a line of the server's own log counts them all (Ray's
+    // `[repeated 7x across cluster]` hides most rank tags of a healthy
+    // multi-node server). A request answered on the port does not: an old
+    // server may hold it.
+    let mut readiness_seen = false;
     for checkpoint in observers(timeline, server) {
+        readiness_seen |= checkpoint.seen.iter().any(|line| {
+            matches!(
+                line.log.signal,
+                Some(
+                    crate::parse::Signal::Ready { .. }
+                        | crate::parse::Signal::Request {
+                            status: Some(200..=299)
+                        }
+                )
+            ) || server.engine != crate::Engine::Sglang
+                && matches!(
+                    line.log.signal,
+                    Some(crate::parse::Signal::AppStartupComplete)
+                )
+        });
         for line in &checkpoint.seen {
             if let Some(rank) = line.rank.or(line.log.rank.as_deref()) {
                 seen.insert(rank.to_owned());
@@ -55,7 +76,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             process_lists.push((checkpoint, limit));
         }
     }
-    if seen.len() >= expected as usize {
+    if seen.len() >= expected as usize || readiness_seen {
         return None;
     }
 
