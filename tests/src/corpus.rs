@@ -313,7 +313,12 @@ pub fn score(label: &Value, report: &Value) -> Score {
     // Servers.
     let servers = array(&report["servers"]);
     let mut taken = vec![false; servers.len()];
-    for expected in array(&label["servers"]) {
+    // Labelled servers named by their log or launch are matched first, so
+    // that one told only by engine and port does not take the report's
+    // server another label names by its launch line.
+    let mut labelled = array(&label["servers"]);
+    labelled.sort_by_key(|e| e["log"].is_null() && e["launch_at"].is_null());
+    for expected in labelled {
         let matched = match_server(&expected, &servers, &checkpoints, &taken);
         if let Some(index) = matched {
             taken[index] = true;
@@ -569,6 +574,21 @@ mod tests {
         let report = json!({"servers": [{"engine": "vllm", "log_source": "b.log"}]});
         let score = score(&label, &report);
         assert_eq!(score.facts, Tally { right: 0, total: 3 });
+    }
+
+    #[test]
+    fn a_server_named_by_its_launch_is_matched_before_one_told_by_port() {
+        let label = json!({"servers": [
+            {"log": null, "launch_at": null, "engine": "unknown", "port": 8000, "ready": false},
+            {"log": null, "launch_at": "t.md:5", "engine": "unknown", "port": 8000, "ready": true}
+        ]});
+        let report = json!({
+            "checkpoints": [{"id": 0, "kind": "launch", "command": "uvicorn a:b", "evidence": evidence("t.md", 5, 5)}],
+            "servers": [{"engine": "unknown", "port": 8000, "ready": true, "launch_checkpoint": 0}]
+        });
+        let score = score(&label, &report);
+        // The launched server's three facts right; the other one's missing.
+        assert_eq!(score.facts, Tally { right: 3, total: 6 });
     }
 
     #[test]

@@ -192,6 +192,30 @@ const PROGRAMS: &[Program] = &[
         default_port: Some(8000),
     },
     Program {
+        words: &["func", "start"],
+        default_port: Some(7071),
+    },
+    Program {
+        words: &["hugo", "server"],
+        default_port: Some(1313),
+    },
+    Program {
+        words: &["jekyll", "serve"],
+        default_port: Some(4000),
+    },
+    Program {
+        words: &["mkdocs", "serve"],
+        default_port: Some(8000),
+    },
+    Program {
+        words: &["ng", "serve"],
+        default_port: Some(4200),
+    },
+    Program {
+        words: &["http-server"],
+        default_port: Some(8080),
+    },
+    Program {
         words: &["redis-server"],
         default_port: Some(6379),
     },
@@ -468,6 +492,8 @@ mod tests {
             ("gunicorn -b 0.0.0.0:7000 app:app", Some(7000), false),
             ("streamlit run app.py --server.port 8601", Some(8601), false),
             ("docker compose up -d", None, false),
+            ("func start --port 7071", Some(7071), false),
+            ("ng serve", Some(4200), true),
             ("npm --prefix web run dev", None, false),
         ];
         for (command, port, default_port) in cases {

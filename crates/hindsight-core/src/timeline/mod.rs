@@ -1549,6 +1549,43 @@ fn background_server(checkpoint: &Checkpoint) -> Option<(Option<u16>, String)> {
     if let Some(port) = bound {
         return Some((port, program));
     }
+    // What web frameworks print once they serve, in lines the log reader
+    // has no engine for: Flask's development-server warning, uvicorn's
+    // startup, Node dev servers' `Local:` address.
+    const SERVING: &[&str] = &[
+        "This is a development server",
+        "Running on all addresses",
+        "* Running on http",
+        "Application startup complete",
+        "Started server process",
+        "Uvicorn running on",
+        "Local:   http",
+        "Local: http",
+        "Listening on port",
+        "listening on port",
+        "Server running at",
+        "server running at",
+    ];
+    let serving: Vec<&str> = checkpoint
+        .seen
+        .iter()
+        .map(|line| line.text)
+        .filter(|text| SERVING.iter().any(|s| text.contains(s)))
+        .collect();
+    if !serving.is_empty() {
+        let port = serving.iter().find_map(|text| {
+            text.split_whitespace()
+                .filter(|w| w.contains("://"))
+                .find_map(|w| classify::port_in(w.trim_end_matches('/')))
+                .or_else(|| {
+                    text.split("port")
+                        .nth(1)
+                        .and_then(|rest| rest.split_whitespace().next())
+                        .and_then(|w| w.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+                })
+        });
+        return Some((port, program));
+    }
     const SERVER_WORDS: &[&str] = &[
         "serve",
         "server",
