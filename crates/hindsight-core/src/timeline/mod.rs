@@ -1435,12 +1435,20 @@ fn create_servers(timeline: &mut Timeline) {
                 .filter(|next| next.piped_from_previous && next.program() == "tee")
                 .and_then(|tee| tee.argv.iter().skip(1).find(|a| !a.starts_with('-')))
                 .map(String::as_str);
+            let flags = settings.clone();
+            let mut settings = settings;
+            // A dev server's banner names its address before it is ready
+            // (`- Local: http://localhost:3000`): the port it serves on, read
+            // from its output, not given by a flag.
+            if program.as_ref().is_some_and(|p| p.port.is_none()) {
+                settings.port = announced_port(checkpoint);
+            }
             let id = timeline.servers.len();
             timeline.servers.push(Server {
                 id,
                 engine,
                 host: command.host.clone().or_else(|| checkpoint.host.clone()),
-                flags: settings.clone(),
+                flags,
                 settings,
                 log_path: command.stdout_path().or(teed).map(str::to_owned),
                 launch: Some(checkpoint.id),
@@ -1457,6 +1465,18 @@ fn create_servers(timeline: &mut Timeline) {
     for id in became_launches {
         timeline.checkpoints[id].kind = CheckpointKind::Launch;
     }
+}
+
+/// The port in a dev server's `Local:` banner line (Next, Vite, Nuxt) in a
+/// launch's output.
+fn announced_port(checkpoint: &Checkpoint) -> Option<u16> {
+    checkpoint.seen.iter().find_map(|line| {
+        let at = line.text.find("Local:")?;
+        line.text[at..]
+            .split_whitespace()
+            .find(|w| w.contains("://"))
+            .and_then(|url| classify::port_in(url.trim_end_matches('/')))
+    })
 }
 
 /// A program the agent ran in the background that a later socket listing
