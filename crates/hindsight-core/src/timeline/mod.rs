@@ -897,7 +897,14 @@ fn mark_understood(timeline: &mut Timeline) {
     for checkpoint in &timeline.checkpoints {
         mark(checkpoint.span.source);
     }
-    for prose in &timeline.prose {
+    // Prose counts when it was read as someone's turn: text with no turn,
+    // command or log line in it (a note, an article) says nothing about
+    // what an agent did, and its report must not read as an all-clear.
+    for prose in timeline
+        .prose
+        .iter()
+        .filter(|p| p.role != crate::parse::Role::Unknown)
+    {
         mark(prose.span.source);
     }
     for server in &timeline.servers {
