@@ -1290,12 +1290,13 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
         }
     }
     // A socket listing the agent saw without running it here (pasted below
-    // a launch, `grep -n` of a saved `lsof`): each port it shows listening
-    // was seen listening.
+    // a launch, `grep -n` of a saved `lsof`), or one run for no port in
+    // particular (`ss -tlnp | grep python`): each port it shows listening was
+    // seen listening, by whichever server holds it.
     if !checkpoint
         .observations
         .iter()
-        .any(|o| matches!(o, Observation::PortListing { .. }))
+        .any(|o| matches!(o, Observation::PortListing { port: Some(_) }))
     {
         for (span, line) in &lines {
             if let Some(port) = listening_port(line)
@@ -1521,8 +1522,16 @@ fn listening_later(
                 .iter()
                 .any(|o| matches!(o, Observation::PortListing { .. }))
     }) {
-        for line in later.seen.iter() {
-            if line.text.contains("LISTEN") && line.text.contains(&needle) {
+        let lines: Vec<&str> = later.seen.iter().map(|l| l.text).collect();
+        for (i, line) in later.seen.iter().enumerate() {
+            // A terminal rendering wraps a long row, even inside a word:
+            // `users:(("py` / `thon",pid=…))`.
+            let wrapped = lines
+                .get(i + 1)
+                .map(|next| format!("{}{}", line.text, next.trim_start()));
+            let names = line.text.contains(&needle)
+                || wrapped.as_deref().is_some_and(|w| w.contains(&needle));
+            if line.text.contains("LISTEN") && names {
                 seen = true;
                 // The local address is the first `host:port` word.
                 let port = line
