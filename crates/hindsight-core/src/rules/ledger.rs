@@ -444,6 +444,10 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
         let mut ranks: Vec<&str> = seen(timeline, server)
             .filter_map(|l| l.rank.or(l.log.rank.as_deref()))
             .collect();
+        if ranks.iter().any(|r| r.starts_with("worker pid ")) {
+            // The untagged driver, as the rank count counts it.
+            ranks.push("driver");
+        }
         ranks.sort_unstable();
         ranks.dedup();
         // Short of a count, the engine's readiness line or a request its log
