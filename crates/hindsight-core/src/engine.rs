@@ -181,6 +181,26 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
         }
         return Some((engine, settings));
     }
+    if let Some(unit) = started_unit(argv) {
+        // `systemctl restart vllm-kimi`: a unit named for its engine.
+        let name = unit.to_ascii_lowercase();
+        let engine = [
+            ("sglang", Engine::Sglang),
+            ("vllm", Engine::Vllm),
+            ("text-generation", Engine::Tgi),
+            ("tgi", Engine::Tgi),
+            ("llama-server", Engine::LlamaCpp),
+            ("llama-cpp", Engine::LlamaCpp),
+            ("llamacpp", Engine::LlamaCpp),
+            ("ollama", Engine::Ollama),
+            ("trtllm", Engine::TensorrtLlm),
+            ("tensorrt", Engine::TensorrtLlm),
+        ]
+        .into_iter()
+        .find(|(word, _)| name.contains(word))
+        .map(|(_, engine)| engine)?;
+        return Some((engine, ServerSettings::default()));
+    }
     if program == "docker" || program == "podman" {
         return if depth >= 2 {
             None
@@ -218,6 +238,30 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
         }
     };
     Some((engine, settings_from_args(engine, rest)))
+}
+
+/// The unit a `systemctl start|restart UNIT` (or `service UNIT start`)
+/// starts, without its `.service` suffix.
+pub(crate) fn started_unit(argv: &[String]) -> Option<&str> {
+    let program = argv.first()?.rsplit('/').next().unwrap_or("");
+    let words: Vec<&str> = argv[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let unit = match (program, words.as_slice()) {
+        (
+            "systemctl",
+            [
+                "start" | "restart" | "reload-or-restart" | "try-restart",
+                unit,
+                ..,
+            ],
+        ) => *unit,
+        ("service", [unit, "start" | "restart", ..]) => *unit,
+        _ => return None,
+    };
+    Some(unit.strip_suffix(".service").unwrap_or(unit))
 }
 
 /// Programs that start another program given later on their command line.
@@ -581,6 +625,11 @@ mod tests {
             (e, s.tp_size, s.mem_fraction),
             (Engine::TensorrtLlm, Some(4), Some(0.9))
         );
+        // A systemd unit named for its engine.
+        let (e, s) = launch("systemctl --now restart vllm-kimi.service");
+        assert_eq!((e, s.port), (Engine::Vllm, None));
+        assert!(launch_from_argv(&words("systemctl status vllm-kimi")).is_none());
+        assert!(launch_from_argv(&words("systemctl restart nginx")).is_none());
         // Without a size flag, MPI's process count is the world size.
         let (_, s) = launch("mpirun -np 8 --allow-run-as-root trtllm-serve /m --port 8001");
         assert_eq!(

@@ -272,6 +272,41 @@ pub struct OtherServer {
 /// inference engine.
 pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
     let argv = &command.argv;
+    if let Some(unit) = crate::engine::started_unit(argv) {
+        // A service the agent (re)started, unless it is the machine's own
+        // plumbing (the container runtime, the GPU fabric, the network).
+        const SYSTEM: &[&str] = &[
+            "docker",
+            "containerd",
+            "nvidia",
+            "ssh",
+            "systemd",
+            "network",
+            "NetworkManager",
+            "cron",
+            "rsyslog",
+            "ufw",
+            "firewalld",
+            "chrony",
+            "ntp",
+            "dbus",
+            "udev",
+            "snapd",
+            "cups",
+            "bluetooth",
+            "apparmor",
+            "fail2ban",
+            "unattended-upgrades",
+        ];
+        if SYSTEM.iter().any(|s| unit.starts_with(s)) {
+            return None;
+        }
+        return Some(OtherServer {
+            program: format!("systemd unit {unit}"),
+            port: None,
+            default_port: false,
+        });
+    }
     let words: Vec<&str> = argv.iter().map(|w| base(w)).collect();
     let known = PROGRAMS.iter().find(|p| matches_words(&words, p.words));
     let background = command.background
@@ -523,6 +558,14 @@ mod tests {
             .expect("dashboard");
         assert_eq!(found.port, Some(5321));
         assert!(server("mlflow ui --port 5001").is_some());
+        // A service the agent restarted, not the machine's plumbing.
+        assert!(
+            server("sudo systemctl restart mcp-coordination")
+                .is_some_and(|s| s.program == "systemd unit mcp-coordination")
+        );
+        assert_eq!(server("systemctl restart nvidia-fabricmanager"), None);
+        assert_eq!(server("systemctl restart docker.service"), None);
+        assert_eq!(server("systemctl status mcp-coordination"), None);
         assert_eq!(server("psql --host db --port 5432"), None, "a client");
         assert_eq!(server("./blastradius dashboard --no-open"), None, "no port");
         assert_eq!(server("npm test"), None);

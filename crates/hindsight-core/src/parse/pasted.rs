@@ -762,8 +762,11 @@ impl Parser<'_> {
         if let Some(open) = self.open.as_mut()
             && let Some(tui) = open.tui.as_mut()
         {
-            // Results start with `⎿`; their further lines are indented.
-            let continues = open.output.is_some() && line.starts_with("     ");
+            // Results start with `⎿`; their further lines are indented to
+            // where its text starts: five columns (`  ⎿  text`), or four in
+            // renderings that put one space after the mark (`  ⎿ text`).
+            // The agent's own prose continues at two.
+            let continues = open.output.is_some() && line.starts_with("    ");
             if let Some(text_line) = result.or(continues.then_some(trimmed)) {
                 open.output = Some(open.output.map_or(span, |o| o.cover(span)));
                 let event = open.event;
@@ -799,7 +802,7 @@ impl Parser<'_> {
                 }
                 return Some(index + 1);
             }
-        } else if result.is_some() || self.skipping_results && line.starts_with("     ") {
+        } else if result.is_some() || self.skipping_results && line.starts_with("    ") {
             // A result block of no shell call (a panel, a non-shell tool).
             self.tui_prose = None;
             self.skipping_results = true;

@@ -132,6 +132,20 @@ fn check(
         // something else, not a claim about this session's work.
         let action = match claim {
             Claim::GpusFree => kill,
+            // A port is about the server launched on it, when one was:
+            // "the coordination server listens on 3444 and vLLM is up".
+            Claim::Port(port) => checkpoints
+                .iter()
+                .rev()
+                .find(|c| {
+                    c.kind == CheckpointKind::Launch
+                        && timeline
+                            .servers
+                            .iter()
+                            .any(|s| s.launch == Some(c.id) && s.port() == Some(port))
+                })
+                .copied()
+                .or(launch),
             _ => launch,
         };
         let Some(action) = action else {

@@ -1239,10 +1239,17 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
     for observation in &checkpoint.observations {
         match observation {
             Observation::PortListing { port } => {
-                let listening = lines.iter().find(|(_, line)| {
+                let listening = lines.iter().enumerate().find_map(|(i, (span, line))| {
                     let on_port = port.is_none_or(|p| mentions_port(line, p));
-                    on_port && (line.contains("LISTEN") || line.contains("*:*"))
+                    // A terminal rendering wraps a long row, even inside a
+                    // word: `TCP localhost:3444 (L` / `ISTEN)`.
+                    let wrapped = lines.get(i + 1).is_some_and(|(_, next)| {
+                        format!("{line}{}", next.trim_start()).contains("LISTEN")
+                    });
+                    (on_port && (line.contains("LISTEN") || line.contains("*:*") || wrapped))
+                        .then_some((*span, *line))
                 });
+                let listening = listening.as_ref();
                 checks.push(PortCheck {
                     port: *port,
                     target: None,
@@ -2172,6 +2179,27 @@ fn probed_servers(timeline: &mut Timeline) {
                 same_host(server.host.as_deref(), host.as_deref())
                     && server.launch.is_none_or(|l| l <= checkpoint_id)
             };
+            // The one server launched by this very command with no port of
+            // its own, found listening by a listing in the same command
+            // (`systemctl restart x && sleep 2 && lsof -i :3444`): that is
+            // its port, whatever else was seen on it before.
+            let launched_here: Vec<usize> = timeline
+                .servers
+                .iter()
+                .filter(|s| {
+                    s.launch == Some(checkpoint_id)
+                        && s.port().is_none()
+                        && same_host(s.host.as_deref(), host.as_deref())
+                })
+                .map(|s| s.id)
+                .collect();
+            if let [only] = launched_here.as_slice()
+                && !unasked
+                && outcome == Outcome::Passed
+                && !is_request(&timeline.checkpoints[checkpoint_id], port)
+            {
+                timeline.servers[*only].settings.port = Some(port);
+            }
             let known = timeline
                 .servers
                 .iter()
