@@ -347,7 +347,12 @@ impl Parser<'_> {
         let span = self.line_span(index);
         let trimmed = line.trim_start();
 
-        if let Some(language) = fence_language(trimmed) {
+        // In a terminal rendering a fence indented into a tool's result
+        // (`⎿  ### Ran Playwright code` / ```` ```js ```` / `… +39 lines`) is
+        // that result's text, often cut before it closes: no fence of the
+        // transcript's own, or everything after it would read as code.
+        let in_result = self.tui_mode && self.fence.is_none() && line.starts_with("    ");
+        if !in_result && let Some(language) = fence_language(trimmed) {
             return self.fence_line(index, language);
         }
         if self.fence.is_none()
