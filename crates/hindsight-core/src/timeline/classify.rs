@@ -79,6 +79,24 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         "fuser" if argv.iter().any(|a| a == "-k" || a.starts_with("-k")) => {
             return CheckpointKind::Kill;
         }
+        // Windows: `wmic process where "commandline like '%uvicorn%'" delete`.
+        "wmic" | "wmic.exe"
+            if argv.iter().any(|a| {
+                a.eq_ignore_ascii_case("delete") || a.eq_ignore_ascii_case("terminate")
+            }) =>
+        {
+            return CheckpointKind::Kill;
+        }
+        // The Ollama CLI asks the running server (`ollama list` fails with
+        // "could not connect to ollama app" when none answers).
+        "ollama"
+            if matches!(
+                arg(1),
+                "list" | "ls" | "ps" | "show" | "run" | "-v" | "--version"
+            ) =>
+        {
+            return CheckpointKind::Verify;
+        }
         "systemctl" | "service" => {
             return match (arg(1), arg(2)) {
                 ("stop" | "kill", _) | (_, "stop") => CheckpointKind::Kill,
@@ -603,6 +621,12 @@ mod tests {
         assert_eq!(kind("python -c 'import sgl_kernel'"), [Verify]);
         assert_eq!(kind("python3 -m pip install ./x"), [Build]);
         assert_eq!(kind("cd /data"), [Other]);
+        assert_eq!(
+            kind(r#"wmic process where "commandline like '%uvicorn%'" delete"#),
+            [Kill]
+        );
+        assert_eq!(kind("ollama list; ollama -v"), [Verify, Verify]);
+        assert_eq!(kind("ollama serve"), [Launch]);
     }
 
     #[test]
