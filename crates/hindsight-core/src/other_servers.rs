@@ -272,6 +272,29 @@ pub struct OtherServer {
 /// inference engine.
 pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
     let argv = &command.argv;
+    // `make run-bloom-560m`, `make serve`, `make dev`: a Makefile target
+    // named for running a server (TGI's own Makefile has `run-*` targets).
+    if argv.first().is_some_and(|p| base(p) == "make")
+        && let Some(target) = argv[1..]
+            .iter()
+            .find(|w| !w.starts_with('-') && !w.contains('='))
+    {
+        let name = target.to_ascii_lowercase();
+        let serving = ["run", "serve", "server", "start", "up", "dev"]
+            .iter()
+            .any(|w| {
+                name == *w
+                    || name.starts_with(&format!("{w}-"))
+                    || name.starts_with(&format!("{w}_"))
+            });
+        if serving {
+            return Some(OtherServer {
+                program: format!("make {target}"),
+                port: port_env(&command.env),
+                default_port: false,
+            });
+        }
+    }
     if let Some(unit) = crate::engine::started_unit(argv) {
         // A service the agent (re)started, unless it is the machine's own
         // plumbing (the container runtime, the GPU fabric, the network).
@@ -566,6 +589,10 @@ mod tests {
         assert_eq!(server("systemctl restart nvidia-fabricmanager"), None);
         assert_eq!(server("systemctl restart docker.service"), None);
         assert_eq!(server("systemctl status mcp-coordination"), None);
+        // A Makefile target named for running a server; a build is not one.
+        assert!(server("make run-bloom-560m").is_some_and(|s| s.program == "make run-bloom-560m"));
+        assert_eq!(server("make -j8 install"), None);
+        assert_eq!(server("make runtime-deps"), None);
         assert_eq!(server("psql --host db --port 5432"), None, "a client");
         assert_eq!(server("./blastradius dashboard --no-open"), None, "no port");
         assert_eq!(server("npm test"), None);
