@@ -35,6 +35,37 @@ regex!(
     r"(?i-u)^\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?"
 );
 
+/// Where a shell prompt (`user@host:path$ cmd`) starts inside a line that
+/// does not start with one, right after output with no newline of its own.
+fn glued_prompt(line: &str) -> Option<usize> {
+    if line.len() > 64 * 1024 || !(line.contains("$ ") || line.contains("# ")) {
+        return None;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    line.match_indices('@').find_map(|(at, _)| {
+        let start = line[..at]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| word(*c))
+            .last()
+            .map(|(i, _)| i)?;
+        if start == 0 || line[..start].ends_with(char::is_whitespace) {
+            return None;
+        }
+        let rest = &line[start..];
+        // A user, a host, a path after `:`, then `$ ` or `# `: not an email
+        // address or a URL's credentials.
+        let (_, after_host) = rest.split_once(':')?;
+        let path_end = after_host.find(['$', '#'])?;
+        let path = &after_host[..path_end];
+        let command = after_host[path_end + 1..].strip_prefix(' ')?;
+        let plausible = !path.contains(char::is_whitespace)
+            && (path.starts_with('~') || path.starts_with('/'))
+            && !command.trim().is_empty();
+        (plausible && prompt(rest).is_some()).then_some(start)
+    })
+}
+
 /// Whether a line starts a turn (`[msg 12] assistant`, `Human:`,
 /// `**Assistant:**`, `## User`, `ChatGPT said:`).
 pub fn is_message_marker(line: &str) -> bool {
@@ -247,7 +278,17 @@ struct TuiOutput {
 
 /// Parses pasted text into message, prose, command and output events.
 pub fn parse(text: &str, source: usize) -> Parsed {
-    let lines: Vec<(usize, &str)> = lines_with_offsets(text).collect();
+    let lines: Vec<(usize, &str)> = lines_with_offsets(text)
+        .flat_map(|(offset, line)| {
+            // Output that ends without a newline (`curl`'s JSON) has the next
+            // prompt glued to it: `…}user@host:~$ curl …`. Two lines, at
+            // their own offsets.
+            match glued_prompt(line) {
+                Some(at) => vec![(offset, &line[..at]), (offset + at, &line[at..])],
+                None => vec![(offset, line)],
+            }
+        })
+        .collect();
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
     let mut parser = Parser {
         text,
@@ -268,6 +309,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             .unwrap_or(0),
         last_background: None,
         bare_terminal: false,
+        first_line: lines.iter().position(|(_, l)| !l.trim().is_empty()),
     };
     parser.bare_terminal = !parser.tui_mode
         && !lines.iter().any(|(_, line)| {
@@ -312,6 +354,9 @@ struct Parser<'t> {
     /// A terminal paste with no prompts, turns, fences or tool calls: its
     /// command lines are told by their first word.
     bare_terminal: bool,
+    /// The paste's first non-blank line: a command there was typed at a
+    /// prompt the paste left out.
+    first_line: Option<usize>,
 }
 
 impl Parser<'_> {
@@ -407,8 +452,12 @@ impl Parser<'_> {
         if let Some((prompt_host, command_start)) = prompt(line) {
             return self.prompt_command(index, prompt_host, command_start);
         }
-        // A terminal paste without prompts: a command line starts a command.
-        if self.bare_terminal && is_bare_command(trimmed) {
+        // A terminal paste without prompts: a command line starts a command;
+        // so does a paste's first line, typed at a prompt the paste cut off.
+        let first = self.first_line == Some(index);
+        if (self.bare_terminal || first && !self.tui_mode && self.open.is_none())
+            && is_bare_command(trimmed)
+        {
             let start = line.len() - trimmed.len();
             return self.prompt_command(index, None, start);
         }
@@ -1367,6 +1416,35 @@ mod tests {
                 "prose ok",
             ]
         );
+    }
+
+    #[test]
+    fn a_prompt_glued_to_output_without_a_newline_starts_a_command() {
+        let text = "user1@ai-server:~$ curl -s localhost:5000/v1/models\n{\"object\":\"list\"}user1@ai-server:~$ curl -s localhost:5000/health\nok\n";
+        assert_eq!(
+            kinds(text),
+            [
+                "cmd curl -s localhost:5000/v1/models @Some(\"user1@ai-server\")",
+                "out of 0: {\"object\":\"list\"}",
+                "cmd curl -s localhost:5000/health @Some(\"user1@ai-server\")",
+                "out of 2: ok",
+            ]
+        );
+        // The first line, typed at a prompt the paste left out, is a
+        // command too.
+        let text = "curl -s localhost:5000/v1/models\n{\"object\":\"list\"}user1@ai-server:~$ nvidia-smi\nGPU 0\n";
+        assert_eq!(
+            kinds(text),
+            [
+                "cmd curl -s localhost:5000/v1/models @None",
+                "out of 0: {\"object\":\"list\"}",
+                "cmd nvidia-smi @Some(\"user1@ai-server\")",
+                "out of 2: GPU 0",
+            ]
+        );
+        // An address in the output is no prompt.
+        assert_eq!(glued_prompt("{\"email\":\"ops@example.com\"} $ 5"), None);
+        assert_eq!(glued_prompt("mail ops@example.com: $ 5"), None);
     }
 
     #[test]
