@@ -962,6 +962,14 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("make sure", Intent),
     // Advice to the user: "keep your proxy running at :7890 while building".
     ("keep", Intent),
+    // A plan's next step: "I'll look at the models, then add validation that
+    // blocks running invalid SQL".
+    ("then add", Intent),
+    ("then make", Intent),
+    ("then run", Intent),
+    ("then start", Intent),
+    ("then restart", Intent),
+    ("then check", Intent),
     ("ensure", Intent),
     ("confirm", Intent),
     ("verify", Intent),
