@@ -69,6 +69,32 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     findings
 }
 
+/// Whether the message says it is about to check ("The container is
+/// started. Checking that it runs and reading its logs:") and the agent's
+/// next step is that look: a step on the way, not a conclusion.
+fn checks_next(timeline: &Timeline, prose: &Prose) -> bool {
+    let said = prose.said.to_ascii_lowercase();
+    let announces = [
+        "checking",
+        "let me check",
+        "let me verify",
+        "verifying",
+        "i'll check",
+        "i will check",
+        "i'll verify",
+        "i will verify",
+        "to confirm",
+    ]
+    .iter()
+    .any(|w| said.contains(w));
+    announces
+        && timeline
+            .checkpoints
+            .iter()
+            .find(|c| c.span.source == prose.span.source && c.span.start >= prose.span.end)
+            .is_some_and(|c| c.kind == CheckpointKind::Verify)
+}
+
 /// What makes two statements one claim: the action the claim is about, the
 /// state claimed, and how many user turns of its source came before it.
 type Key = (usize, Claim, usize);
@@ -92,7 +118,7 @@ fn check(
     findings: &mut [Finding],
 ) -> Option<Finding> {
     let claims = claims(&prose.said);
-    if claims.is_empty() {
+    if claims.is_empty() || checks_next(timeline, prose) {
         return None;
     }
     let before =
