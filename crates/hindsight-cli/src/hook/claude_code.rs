@@ -25,23 +25,16 @@
 //! uses it (it exits 0 always, so an internal error cannot block).
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Answer, Input, Kind, event_name, text_field};
+use super::{Answer, Input, Kind, answer, event_name, input, stop_kind, text_field};
 
 /// Reads one event.
 pub(super) fn read(value: &Value) -> Result<Input> {
     let event = event_name(value)?;
     let kind = match event.as_str() {
         "PostToolUse" | "PostToolBatch" => Kind::AfterTool,
-        "Stop" | "SubagentStop" => Kind::Stop {
-            message: text_field(value, "last_assistant_message"),
-            continuing: value
-                .get("stop_hook_active")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            prompt: None,
-        },
+        "Stop" | "SubagentStop" => stop_kind(value, "last_assistant_message", None),
         _ => Kind::Other,
     };
     // A sub-agent's stop is about its own transcript; so is a tool call it
@@ -59,13 +52,7 @@ pub(super) fn read(value: &Value) -> Result<Input> {
             _ => main,
         }
     };
-    Ok(Input {
-        session: text_field(value, "session_id").unwrap_or_default(),
-        transcript: transcript.filter(|t| !t.is_empty()).map(Into::into),
-        cwd: text_field(value, "cwd").map(Into::into),
-        event,
-        kind,
-    })
+    Ok(input(value, event, kind, transcript))
 }
 
 /// The transcript of sub-agent `agent` of the session at `main`, if it is
@@ -84,18 +71,9 @@ fn sub_agent_transcript(main: &str, agent: &str) -> Option<String> {
     (safe && path.is_file()).then(|| path.to_string_lossy().into_owned())
 }
 
-/// Writes one answer.
-pub(super) fn write(answer: &Answer, input: &Input) -> Value {
-    match answer {
-        Answer::Context(text) => json!({
-            "hookSpecificOutput": {
-                "hookEventName": input.event,
-                "additionalContext": text,
-            }
-        }),
-        Answer::Block(reason) => json!({"decision": "block", "reason": reason}),
-        Answer::Tell(text) => json!({"systemMessage": text}),
-    }
+/// Writes one answer; a refusal is `"decision": "block"`.
+pub(super) fn write(reply: &Answer, event: &Input) -> Value {
+    answer(reply, event, "block")
 }
 
 /// The text of the last assistant record of a (condensed) Claude Code

@@ -15,48 +15,33 @@
 //! guard's `max_blocks` per turn (`turn_id`) is what ends a loop.
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Answer, Input, Kind, event_name, text_field};
+use super::{Answer, Input, Kind, answer, event_name, input, stop_kind, text_field};
 
 /// Reads one event.
 pub(super) fn read(value: &Value) -> Result<Input> {
     let event = event_name(value)?;
     let kind = match event.as_str() {
         "PostToolUse" => Kind::AfterTool,
-        "Stop" => Kind::Stop {
-            message: text_field(value, "last_assistant_message"),
-            continuing: value
-                .get("stop_hook_active")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            prompt: text_field(value, "turn_id"),
-        },
+        "Stop" => stop_kind(
+            value,
+            "last_assistant_message",
+            text_field(value, "turn_id"),
+        ),
         _ => Kind::Other,
     };
-    Ok(Input {
-        session: text_field(value, "session_id").unwrap_or_default(),
-        transcript: text_field(value, "transcript_path")
-            .filter(|t| !t.is_empty())
-            .map(Into::into),
-        cwd: text_field(value, "cwd").map(Into::into),
+    Ok(input(
+        value,
         event,
         kind,
-    })
+        text_field(value, "transcript_path"),
+    ))
 }
 
-/// Writes one answer.
-pub(super) fn write(answer: &Answer, input: &Input) -> Value {
-    match answer {
-        Answer::Context(text) => json!({
-            "hookSpecificOutput": {
-                "hookEventName": input.event,
-                "additionalContext": text,
-            }
-        }),
-        Answer::Block(reason) => json!({"decision": "block", "reason": reason}),
-        Answer::Tell(text) => json!({"systemMessage": text}),
-    }
+/// Writes one answer; a refusal is `"decision": "block"`.
+pub(super) fn write(reply: &Answer, event: &Input) -> Value {
+    answer(reply, event, "block")
 }
 
 /// The last assistant message of a (condensed) rollout: an `agent_message`

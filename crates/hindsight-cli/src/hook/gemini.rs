@@ -13,45 +13,29 @@
 //! - `systemMessage` is shown to the user.
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Answer, Input, Kind, event_name, text_field};
+use super::{Answer, Input, Kind, answer, event_name, input, stop_kind, text_field};
 
 /// Reads one event.
 pub(super) fn read(value: &Value) -> Result<Input> {
     let event = event_name(value)?;
     let kind = match event.as_str() {
         "AfterTool" => Kind::AfterTool,
-        "AfterAgent" => Kind::Stop {
-            message: text_field(value, "prompt_response"),
-            continuing: value
-                .get("stop_hook_active")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            prompt: None,
-        },
+        "AfterAgent" => stop_kind(value, "prompt_response", None),
         _ => Kind::Other,
     };
-    Ok(Input {
-        session: text_field(value, "session_id").unwrap_or_default(),
-        transcript: text_field(value, "transcript_path")
-            .filter(|t| !t.is_empty())
-            .map(Into::into),
-        cwd: text_field(value, "cwd").map(Into::into),
+    Ok(input(
+        value,
         event,
         kind,
-    })
+        text_field(value, "transcript_path"),
+    ))
 }
 
 /// Writes one answer. (`hookSpecificOutput.hookEventName` as the CLI's own
 /// `AfterToolOutput` type in `packages/core/src/hooks/types.ts` has it; it
 /// treats `block` as `deny`, and escapes `<` and `>` in the context.)
-pub(super) fn write(answer: &Answer, input: &Input) -> Value {
-    match answer {
-        Answer::Context(text) => json!({
-            "hookSpecificOutput": {"hookEventName": input.event, "additionalContext": text}
-        }),
-        Answer::Block(reason) => json!({"decision": "deny", "reason": reason}),
-        Answer::Tell(text) => json!({"systemMessage": text}),
-    }
+pub(super) fn write(reply: &Answer, event: &Input) -> Value {
+    answer(reply, event, "deny")
 }

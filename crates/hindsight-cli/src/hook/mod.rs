@@ -484,3 +484,45 @@ pub(crate) fn text_field(value: &Value, key: &str) -> Option<String> {
 pub(crate) fn event_name(value: &Value) -> Result<String> {
     text_field(value, "hook_event_name").context("the event has no hook_event_name")
 }
+
+/// A stop event: the stopping message from the agent's own field for it,
+/// and `stop_hook_active`, which all three agents name alike.
+pub(crate) fn stop_kind(value: &Value, message_field: &str, prompt: Option<String>) -> Kind {
+    Kind::Stop {
+        message: text_field(value, message_field),
+        continuing: value
+            .get("stop_hook_active")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        prompt,
+    }
+}
+
+/// The envelope every agent sends (`session_id`, `cwd`), around the event
+/// and the transcript it is about (an empty path is none).
+pub(crate) fn input(value: &Value, event: String, kind: Kind, transcript: Option<String>) -> Input {
+    Input {
+        session: text_field(value, "session_id").unwrap_or_default(),
+        transcript: transcript.filter(|t| !t.is_empty()).map(Into::into),
+        cwd: text_field(value, "cwd").map(Into::into),
+        event,
+        kind,
+    }
+}
+
+/// One answer in the shape the three agents share: context for the model
+/// under `hookSpecificOutput`, a refusal as `decision` (`refuse` is the
+/// agent's word for it) with a reason, a note to the user as
+/// `systemMessage`.
+pub(crate) fn answer(answer: &Answer, input: &Input, refuse: &str) -> Value {
+    match answer {
+        Answer::Context(text) => serde_json::json!({
+            "hookSpecificOutput": {
+                "hookEventName": input.event,
+                "additionalContext": text,
+            }
+        }),
+        Answer::Block(reason) => serde_json::json!({"decision": refuse, "reason": reason}),
+        Answer::Tell(text) => serde_json::json!({"systemMessage": text}),
+    }
+}
