@@ -339,13 +339,9 @@ pub(crate) fn install(args: &InstallArgs, io: &mut Io<'_>) -> Result<u8> {
     let command = hook_command(&program, args.agent);
     let mut settings = read_settings(&path)?.unwrap_or(Json::Object(Vec::new()));
     add_ours(&mut settings, args.agent, &command)?;
-    let text = settings.pretty()?;
-    if args.dry_run {
-        writeln!(io.stdout, "would write {}:", path.display())?;
-        io.stdout.write_all(text.as_bytes())?;
+    let Some(backup) = save(&path, &settings, args.dry_run, io)? else {
         return Ok(EXIT_OK);
-    }
-    let backup = write_settings(&path, &text)?;
+    };
     writeln!(
         io.stdout,
         "hindsight guards {} now: {} runs `{command}` (resolves to {}) on {}.",
@@ -358,9 +354,7 @@ pub(crate) fn install(args: &InstallArgs, io: &mut Io<'_>) -> Result<u8> {
             .collect::<Vec<_>>()
             .join(", ")
     )?;
-    if let Some(backup) = backup {
-        writeln!(io.stdout, "The previous file is in {}.", backup.display())?;
-    }
+    note_backup(backup.as_deref(), io)?;
     if args.agent == Agent::Codex {
         writeln!(
             io.stdout,
@@ -400,22 +394,41 @@ pub(crate) fn uninstall(args: &UninstallArgs, io: &mut Io<'_>) -> Result<u8> {
         )?;
         return Ok(EXIT_OK);
     }
-    let text = settings.pretty()?;
-    if args.dry_run {
-        writeln!(io.stdout, "would write {}:", path.display())?;
-        io.stdout.write_all(text.as_bytes())?;
+    let Some(backup) = save(&path, &settings, args.dry_run, io)? else {
         return Ok(EXIT_OK);
-    }
-    let backup = write_settings(&path, &text)?;
+    };
     writeln!(
         io.stdout,
         "Removed {removed} hindsight hook(s) from {}.",
         path.display()
     )?;
+    note_backup(backup.as_deref(), io)?;
+    Ok(EXIT_OK)
+}
+
+/// Writes the edited settings (backing the old file up), or with
+/// `--dry-run` prints what it would write and writes nothing (`None`).
+/// Written, it gives the backup's path, if there was a file to back up.
+fn save(
+    path: &Path,
+    settings: &Json,
+    dry_run: bool,
+    io: &mut Io<'_>,
+) -> Result<Option<Option<PathBuf>>> {
+    let text = settings.pretty()?;
+    if dry_run {
+        writeln!(io.stdout, "would write {}:", path.display())?;
+        io.stdout.write_all(text.as_bytes())?;
+        return Ok(None);
+    }
+    Ok(Some(write_settings(path, &text)?))
+}
+
+fn note_backup(backup: Option<&Path>, io: &mut Io<'_>) -> Result<()> {
     if let Some(backup) = backup {
         writeln!(io.stdout, "The previous file is in {}.", backup.display())?;
     }
-    Ok(EXIT_OK)
+    Ok(())
 }
 
 pub(crate) fn doctor(args: &DoctorArgs, io: &mut Io<'_>) -> Result<u8> {
