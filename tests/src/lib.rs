@@ -125,29 +125,85 @@ pub fn check_golden(path: &Path, actual: &str) -> Option<String> {
     ))
 }
 
-/// The report `hindsight analyze --format json FILES…` prints, run in
-/// process as a user runs it (sessions streamed through the condenser).
-pub fn cli_report(files: &[PathBuf]) -> serde_json::Value {
-    let mut stdin: &[u8] = &[];
+/// What one in-process run of the CLI printed, and its exit status.
+#[derive(Debug)]
+pub struct Ran {
+    pub code: u8,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Where and how an in-process run happens: standard input, the working
+/// folder, the environment the CLI reads, and whether stdout is a terminal
+/// and colour is off. The default: no input, the system's temporary folder
+/// (no hindsight.toml above it), an empty environment, no terminal, colour
+/// off.
+pub struct Setting<'a> {
+    pub stdin: &'a [u8],
+    pub current_dir: PathBuf,
+    pub env: hindsight_cli::Env,
+    pub stdout_is_terminal: bool,
+    pub no_color: bool,
+}
+
+impl Default for Setting<'_> {
+    fn default() -> Self {
+        Self {
+            stdin: &[],
+            current_dir: std::env::temp_dir(),
+            env: hindsight_cli::Env::default(),
+            stdout_is_terminal: false,
+            no_color: true,
+        }
+    }
+}
+
+/// Runs `hindsight ARGS…` in process, as the binary does, with captured
+/// input and output.
+pub fn run_cli<A: Into<std::ffi::OsString>>(
+    args: impl IntoIterator<Item = A>,
+    setting: Setting<'_>,
+) -> Ran {
+    let mut stdin = setting.stdin;
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let mut io = hindsight_cli::Io {
         stdin: &mut stdin,
         stdout: &mut stdout,
         stderr: &mut stderr,
-        stdout_is_terminal: false,
+        stdout_is_terminal: setting.stdout_is_terminal,
         stderr_is_terminal: false,
-        no_color: true,
-        current_dir: std::env::temp_dir(),
-        env: hindsight_cli::Env::default(),
+        no_color: setting.no_color,
+        current_dir: setting.current_dir,
+        env: setting.env,
     };
-    let mut args: Vec<std::ffi::OsString> = vec![
-        "hindsight".into(),
-        "analyze".into(),
-        "--format".into(),
-        "json".into(),
-    ];
-    args.extend(files.iter().map(|f| f.as_os_str().to_owned()));
-    hindsight_cli::run(args, &mut io);
-    serde_json::from_slice(&stdout).unwrap_or(serde_json::Value::Null)
+    let args: Vec<std::ffi::OsString> = std::iter::once("hindsight".into())
+        .chain(args.into_iter().map(Into::into))
+        .collect();
+    let code = hindsight_cli::run(args, &mut io);
+    Ran {
+        code,
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    }
+}
+
+/// A fresh, empty folder of a test's own under the system's temporary
+/// folder: `hindsight-KIND-PID-NAME`, emptied first if a run left it.
+pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hindsight-{kind}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// The report `hindsight analyze --format json FILES…` prints, run in
+/// process as a user runs it (sessions streamed through the condenser).
+pub fn cli_report(files: &[PathBuf]) -> serde_json::Value {
+    let args = ["analyze", "--format", "json"]
+        .into_iter()
+        .map(std::ffi::OsString::from)
+        .chain(files.iter().map(|f| f.as_os_str().to_owned()));
+    let ran = run_cli(args, Setting::default());
+    serde_json::from_str(&ran.stdout).unwrap_or(serde_json::Value::Null)
 }

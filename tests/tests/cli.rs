@@ -2,14 +2,10 @@
 
 use std::path::Path;
 
-use hindsight_cli::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Io, run};
-use hindsight_tests::root;
+use hindsight_cli::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use hindsight_tests::{Setting, root};
 
-struct Output {
-    code: u8,
-    stdout: String,
-    stderr: String,
-}
+type Output = hindsight_tests::Ran;
 
 fn cli(args: &[&str], stdin: &str, terminal: bool) -> Output {
     // A directory with no hindsight.toml above it.
@@ -21,28 +17,16 @@ fn cli_in(args: &[&str], stdin: &str, terminal: bool, dir: &Path) -> Output {
 }
 
 fn cli_with(args: &[&str], stdin: &str, terminal: bool, no_color: bool, dir: &Path) -> Output {
-    let mut stdin = stdin.as_bytes();
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let mut io = Io {
-        stdin: &mut stdin,
-        stdout: &mut stdout,
-        stderr: &mut stderr,
-        stdout_is_terminal: terminal,
-        stderr_is_terminal: false,
-        no_color,
-        current_dir: dir.to_path_buf(),
-        env: hindsight_cli::Env::default(),
-    };
-    let code = run(
-        std::iter::once("hindsight").chain(args.iter().copied()),
-        &mut io,
-    );
-    Output {
-        code,
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-    }
+    hindsight_tests::run_cli(
+        args.iter().copied(),
+        Setting {
+            stdin: stdin.as_bytes(),
+            current_dir: dir.to_path_buf(),
+            stdout_is_terminal: terminal,
+            no_color,
+            ..Setting::default()
+        },
+    )
 }
 
 fn seed_files() -> Vec<String> {
@@ -549,10 +533,7 @@ fn unknown_rules_and_bad_severities_are_one_line_errors() {
 
 /// A fresh scratch directory under the system's temporary folder.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("hindsight-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::create_dir_all(&dir);
-    dir
+    hindsight_tests::scratch_dir("cli", name)
 }
 
 #[test]

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hindsight_cli::{Env, Io, run};
-use hindsight_tests::root;
+use hindsight_cli::Env;
+use hindsight_tests::{Setting, root, run_cli, scratch_dir};
 use serde_json::{Value, json};
 
 /// One hook call's outcome.
@@ -68,9 +68,7 @@ struct Scratch {
 
 impl Scratch {
     fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("hindsight-hook-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch_dir("hook", name);
         std::fs::create_dir_all(dir.join("work")).expect("scratch folder");
         Self { dir }
     }
@@ -109,31 +107,22 @@ impl Drop for Scratch {
 }
 
 fn hook_in(state: &Path, work: &Path, agent: &str, stdin: &[u8], flags: &[&str]) -> Answer {
-    let mut stdin = stdin;
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let mut io = Io {
-        stdin: &mut stdin,
-        stdout: &mut stdout,
-        stderr: &mut stderr,
-        stdout_is_terminal: false,
-        stderr_is_terminal: false,
-        no_color: true,
-        current_dir: work.to_path_buf(),
-        env: Env {
-            state_dir: Some(state.to_path_buf()),
-            ..Env::default()
+    let ran = run_cli(
+        ["hook", agent].into_iter().chain(flags.iter().copied()),
+        Setting {
+            stdin,
+            current_dir: work.to_path_buf(),
+            env: Env {
+                state_dir: Some(state.to_path_buf()),
+                ..Env::default()
+            },
+            ..Setting::default()
         },
-    };
-    let args: Vec<&str> = ["hindsight", "hook", agent]
-        .into_iter()
-        .chain(flags.iter().copied())
-        .collect();
-    let code = run(args, &mut io);
+    );
     Answer {
-        code,
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        code: ran.code,
+        stdout: ran.stdout,
+        stderr: ran.stderr,
     }
 }
 

@@ -6,26 +6,19 @@
 
 use std::path::{Path, PathBuf};
 
-use hindsight_cli::{Env, Io, run};
-use hindsight_tests::root;
+use hindsight_cli::Env;
+use hindsight_tests::{Setting, root, run_cli, scratch_dir};
 use serde_json::{Value, json};
 
 struct Home {
     dir: PathBuf,
 }
 
-#[derive(Debug)]
-struct Output {
-    code: u8,
-    stdout: String,
-    stderr: String,
-}
+type Output = hindsight_tests::Ran;
 
 impl Home {
     fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("hindsight-install-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch_dir("install", name);
         std::fs::create_dir_all(dir.join("project")).expect("folders");
         std::fs::create_dir_all(dir.join("bin")).expect("folders");
         Self { dir }
@@ -52,33 +45,19 @@ impl Home {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        let mut stdin: &[u8] = &[];
-        let mut stdout = Vec::new();
-        let mut stderr = Vec::new();
-        let mut io = Io {
-            stdin: &mut stdin,
-            stdout: &mut stdout,
-            stderr: &mut stderr,
-            stdout_is_terminal: false,
-            stderr_is_terminal: false,
-            no_color: true,
-            current_dir: self.project(),
-            env: Env {
-                home: Some(self.home()),
-                state_dir: Some(self.dir.join("state")),
-                path: Some(self.dir.join("bin").into_os_string()),
-                ..Env::default()
+        run_cli(
+            args.iter().copied(),
+            Setting {
+                current_dir: self.project(),
+                env: Env {
+                    home: Some(self.home()),
+                    state_dir: Some(self.dir.join("state")),
+                    path: Some(self.dir.join("bin").into_os_string()),
+                    ..Env::default()
+                },
+                ..Setting::default()
             },
-        };
-        let code = run(
-            std::iter::once("hindsight").chain(args.iter().copied()),
-            &mut io,
-        );
-        Output {
-            code,
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        }
+        )
     }
 
     fn write(&self, path: &Path, text: &str) {

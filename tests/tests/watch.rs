@@ -6,44 +6,28 @@
 
 use std::path::{Path, PathBuf};
 
-use hindsight_cli::{Env, Io, run};
-use hindsight_tests::root;
+use hindsight_cli::Env;
+use hindsight_tests::{Setting, root, run_cli, scratch_dir};
 
 fn watch(args: &[&str], home: &Path, terminal: bool) -> (u8, String, String) {
-    let mut stdin: &[u8] = &[];
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let mut io = Io {
-        stdin: &mut stdin,
-        stdout: &mut stdout,
-        stderr: &mut stderr,
-        stdout_is_terminal: terminal,
-        stderr_is_terminal: false,
-        no_color: true,
-        current_dir: std::env::temp_dir(),
-        env: Env {
-            home: Some(home.to_path_buf()),
-            ..Env::default()
-        },
-    };
-    let code = run(
-        ["hindsight", "watch", "--once", "--no-config"]
+    let ran = run_cli(
+        ["watch", "--once", "--no-config"]
             .into_iter()
             .chain(args.iter().copied()),
-        &mut io,
+        Setting {
+            env: Env {
+                home: Some(home.to_path_buf()),
+                ..Env::default()
+            },
+            stdout_is_terminal: terminal,
+            ..Setting::default()
+        },
     );
-    (
-        code,
-        String::from_utf8_lossy(&stdout).into_owned(),
-        String::from_utf8_lossy(&stderr).into_owned(),
-    )
+    (ran.code, ran.stdout, ran.stderr)
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hindsight-watch-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("folder");
-    dir
+    scratch_dir("watch", name)
 }
 
 #[test]
