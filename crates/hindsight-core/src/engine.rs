@@ -183,23 +183,10 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
     }
     if let Some(unit) = started_unit(argv) {
         // `systemctl restart vllm-kimi`: a unit named for its engine.
-        let name = unit.to_ascii_lowercase();
-        let engine = [
-            ("sglang", Engine::Sglang),
-            ("vllm", Engine::Vllm),
-            ("text-generation", Engine::Tgi),
-            ("tgi", Engine::Tgi),
-            ("llama-server", Engine::LlamaCpp),
-            ("llama-cpp", Engine::LlamaCpp),
-            ("llamacpp", Engine::LlamaCpp),
-            ("ollama", Engine::Ollama),
-            ("trtllm", Engine::TensorrtLlm),
-            ("tensorrt", Engine::TensorrtLlm),
-        ]
-        .into_iter()
-        .find(|(word, _)| name.contains(word))
-        .map(|(_, engine)| engine)?;
-        return Some((engine, ServerSettings::default()));
+        return match engine_named_in(unit) {
+            Engine::Unknown => None,
+            engine => Some((engine, ServerSettings::default())),
+        };
     }
     if program == "docker" || program == "podman" {
         return if depth >= 2 {
@@ -244,6 +231,10 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
 /// starts, without its `.service` suffix.
 pub(crate) fn started_unit(argv: &[String]) -> Option<&str> {
     let program = argv.first()?.rsplit('/').next().unwrap_or("");
+    // Asked of every command: most are neither, and end here unallocated.
+    if program != "systemctl" && program != "service" {
+        return None;
+    }
     let words: Vec<&str> = argv[1..]
         .iter()
         .map(String::as_str)
@@ -262,6 +253,28 @@ pub(crate) fn started_unit(argv: &[String]) -> Option<&str> {
         _ => return None,
     };
     Some(unit.strip_suffix(".service").unwrap_or(unit))
+}
+
+/// The engine a name names: a log's path, a container's or a systemd
+/// unit's name (`/var/log/vllm-qwen.log`, `sglang-0`, `vllm-kimi.service`).
+pub(crate) fn engine_named_in(name: &str) -> Engine {
+    let name = name.to_ascii_lowercase();
+    [
+        ("sglang", Engine::Sglang),
+        ("vllm", Engine::Vllm),
+        ("text-generation", Engine::Tgi),
+        ("tgi", Engine::Tgi),
+        ("llama-server", Engine::LlamaCpp),
+        ("llama.cpp", Engine::LlamaCpp),
+        ("llama-cpp", Engine::LlamaCpp),
+        ("llamacpp", Engine::LlamaCpp),
+        ("ollama", Engine::Ollama),
+        ("trtllm", Engine::TensorrtLlm),
+        ("tensorrt", Engine::TensorrtLlm),
+    ]
+    .into_iter()
+    .find(|(word, _)| name.contains(word))
+    .map_or(Engine::Unknown, |(_, engine)| engine)
 }
 
 /// Programs that start another program given later on their command line.

@@ -1241,12 +1241,8 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
             Observation::PortListing { port } => {
                 let listening = lines.iter().enumerate().find_map(|(i, (span, line))| {
                     let on_port = port.is_none_or(|p| mentions_port(line, p));
-                    // A terminal rendering wraps a long row, even inside a
-                    // word: `TCP localhost:3444 (L` / `ISTEN)`.
-                    let wrapped = lines.get(i + 1).is_some_and(|(_, next)| {
-                        format!("{line}{}", next.trim_start()).contains("LISTEN")
-                    });
-                    (on_port && (line.contains("LISTEN") || line.contains("*:*") || wrapped))
+                    let next = lines.get(i + 1).map(|(_, next)| *next);
+                    (on_port && (holds(line, next, "LISTEN") || line.contains("*:*")))
                         .then_some((*span, *line))
                 });
                 let listening = listening.as_ref();
@@ -1299,12 +1295,18 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
     // A socket listing the agent saw without running it here (pasted below
     // a launch, `grep -n` of a saved `lsof`), or one run for no port in
     // particular (`ss -tlnp | grep python`): each port it shows listening was
-    // seen listening, by whichever server holds it.
-    if !checkpoint
+    // seen listening, by whichever server holds it. Only those outputs are
+    // searched: every other output (build logs, log tails) would be read
+    // once more for nothing.
+    let asked_port = checkpoint
         .observations
         .iter()
-        .any(|o| matches!(o, Observation::PortListing { port: Some(_) }))
-    {
+        .any(|o| matches!(o, Observation::PortListing { port: Some(_) }));
+    let listing = checkpoint
+        .observations
+        .iter()
+        .any(|o| matches!(o, Observation::PortListing { port: None }));
+    if !asked_port && (listing || checkpoint.kind == CheckpointKind::Launch) {
         for (span, line) in &lines {
             if let Some(port) = listening_port(line)
                 && !checks.iter().any(|c| c.port == Some(port) && !c.request)
@@ -1338,6 +1340,21 @@ fn listening_port(line: &str) -> Option<u16> {
         .find_map(|word| {
             let (_, port) = word.rsplit_once(':')?;
             port.parse::<u16>().ok().filter(|p| *p > 0)
+        })
+}
+
+/// Whether `line` holds `needle`, or would but for a terminal rendering
+/// that wrapped the row into `next`, even inside a word (`TCP
+/// localhost:3444 (L` / `ISTEN)`, `users:(("py` / `thon",pid=…))`).
+fn holds(line: &str, next: Option<&str>, needle: &str) -> bool {
+    line.contains(needle)
+        || next.is_some_and(|next| {
+            let next = next.trim_start();
+            (1..needle.len()).any(|cut| {
+                needle.is_char_boundary(cut)
+                    && line.ends_with(&needle[..cut])
+                    && next.starts_with(&needle[cut..])
+            })
         })
 }
 
@@ -1487,11 +1504,16 @@ fn create_servers(timeline: &mut Timeline) {
 fn announced_port(checkpoint: &Checkpoint) -> Option<u16> {
     checkpoint.seen.iter().find_map(|line| {
         let at = line.text.find("Local:")?;
-        line.text[at..]
-            .split_whitespace()
-            .find(|w| w.contains("://"))
-            .and_then(|url| classify::port_in(url.trim_end_matches('/')))
+        url_port(&line.text[at..])
     })
+}
+
+/// The port of the first URL in a line that names one
+/// (`http://localhost:3000/`).
+fn url_port(text: &str) -> Option<u16> {
+    text.split_whitespace()
+        .filter(|w| w.contains("://"))
+        .find_map(|url| classify::port_in(url.trim_end_matches('/')))
 }
 
 /// A program the agent ran in the background that a later socket listing
@@ -1530,24 +1552,10 @@ fn listening_later(
                 .any(|o| matches!(o, Observation::PortListing { .. }))
     }) {
         let lines: Vec<&str> = later.seen.iter().map(|l| l.text).collect();
-        for (i, line) in later.seen.iter().enumerate() {
-            // A terminal rendering wraps a long row, even inside a word:
-            // `users:(("py` / `thon",pid=…))`.
-            let wrapped = lines
-                .get(i + 1)
-                .map(|next| format!("{}{}", line.text, next.trim_start()));
-            let names = line.text.contains(&needle)
-                || wrapped.as_deref().is_some_and(|w| w.contains(&needle));
-            if line.text.contains("LISTEN") && names {
-                seen = true;
-                // The local address is the first `host:port` word.
-                let port = line
-                    .text
-                    .split_whitespace()
-                    .filter(|w| w.contains(':') && !w.starts_with("users:"))
-                    .find_map(|w| w.rsplit(':').next()?.parse::<u16>().ok())
-                    .filter(|p| *p > 0);
-                if let Some(port) = port
+        for (i, line) in lines.iter().enumerate() {
+            if holds(line, lines.get(i + 1).copied(), &needle) {
+                seen |= line.contains("LISTEN");
+                if let Some(port) = listening_port(line)
                     && !ports.contains(&port)
                 {
                     ports.push(port);
@@ -1592,41 +1600,28 @@ fn background_server(checkpoint: &Checkpoint) -> Option<(Option<u16>, String)> {
     if let Some(port) = bound {
         return Some((port, program));
     }
-    // What web frameworks print once they serve, in lines the log reader
-    // has no engine for: Flask's development-server warning, uvicorn's
-    // startup, Node dev servers' `Local:` address.
+    // What web frameworks print once they serve, beyond the bind lines the
+    // log reader already tells (`Uvicorn running on`, `Listening on port`,
+    // `* Running on http://…`): uvicorn's startup, Flask's
+    // development-server warning and its address-less `Running on all
+    // addresses`, a Node dev server's `Local:` banner.
     const SERVING: &[&str] = &[
         "This is a development server",
         "Running on all addresses",
-        "* Running on http",
-        "Application startup complete",
         "Started server process",
-        "Uvicorn running on",
         "Local:   http",
         "Local: http",
-        "Listening on port",
-        "listening on port",
         "Server running at",
         "server running at",
     ];
-    let serving: Vec<&str> = checkpoint
-        .seen
-        .iter()
-        .map(|line| line.text)
-        .filter(|text| SERVING.iter().any(|s| text.contains(s)))
-        .collect();
-    if !serving.is_empty() {
-        let port = serving.iter().find_map(|text| {
-            text.split_whitespace()
-                .filter(|w| w.contains("://"))
-                .find_map(|w| classify::port_in(w.trim_end_matches('/')))
-                .or_else(|| {
-                    text.split("port")
-                        .nth(1)
-                        .and_then(|rest| rest.split_whitespace().next())
-                        .and_then(|w| w.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
-                })
-        });
+    let mut serving = checkpoint.seen.iter().filter(|line| {
+        matches!(line.log.signal, Some(Signal::AppStartupComplete))
+            || SERVING.iter().any(|s| line.text.contains(s))
+    });
+    if let Some(first) = serving.next() {
+        let port = std::iter::once(first)
+            .chain(serving)
+            .find_map(|line| url_port(line.text));
         return Some((port, program));
     }
     const SERVER_WORDS: &[&str] = &[
@@ -2025,7 +2020,7 @@ fn read_log_servers(timeline: &mut Timeline) {
         // The lines' engine, else the one the log's name says
         // (`~/.ollama/logs/server.log`, `docker logs vllm-qwen`).
         let engine = match crate::parse::log_engine_of(&votes) {
-            Engine::Unknown => engine_named_in(&key),
+            Engine::Unknown => crate::engine::engine_named_in(&key),
             engine => engine,
         };
         if engine == Engine::Unknown || !telling {
@@ -2072,26 +2067,6 @@ fn read_log_servers(timeline: &mut Timeline) {
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }
-}
-
-/// The engine a log's path or container name names.
-fn engine_named_in(key: &str) -> Engine {
-    let key = key.to_ascii_lowercase();
-    [
-        ("sglang", Engine::Sglang),
-        ("vllm", Engine::Vllm),
-        ("text-generation", Engine::Tgi),
-        ("tgi", Engine::Tgi),
-        ("llama-server", Engine::LlamaCpp),
-        ("llama.cpp", Engine::LlamaCpp),
-        ("llamacpp", Engine::LlamaCpp),
-        ("ollama", Engine::Ollama),
-        ("trtllm", Engine::TensorrtLlm),
-        ("tensorrt", Engine::TensorrtLlm),
-    ]
-    .into_iter()
-    .find(|(word, _)| key.contains(word))
-    .map_or(Engine::Unknown, |(_, engine)| engine)
 }
 
 /// What a checkpoint reads a log of: the file (`cat`, `tail`, `grep`), or
