@@ -104,6 +104,22 @@ pub enum Signal {
     },
 }
 
+impl Signal {
+    /// Whether the line shows `engine`'s server whole and serving: its
+    /// readiness line, a request it logs as answered, or uvicorn's startup
+    /// except for SGLang, which warms up after it. No engine gets there
+    /// with a rank missing.
+    pub fn shows_serving(&self, engine: Engine) -> bool {
+        matches!(
+            self,
+            Signal::Ready { .. }
+                | Signal::Request {
+                    status: Some(200..=299)
+                }
+        ) || engine != Engine::Sglang && matches!(self, Signal::AppStartupComplete)
+    }
+}
+
 /// The kinds of failure a log can show, most specific first: when a log
 /// shows several, the most specific one names the failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

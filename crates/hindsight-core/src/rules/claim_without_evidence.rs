@@ -61,9 +61,23 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     // again is a new claim and a finding of its own.
     let mut reported: Vec<(Key, usize)> = Vec::new();
     let mut findings = Vec::new();
-    for prose in timeline.prose.iter().filter(|p| p.role == Role::Assistant) {
-        if let Some(finding) = check(timeline, prose, &mut reported, &mut findings) {
-            findings.push(finding);
+    // The user turns of each source so far (prose comes in the order of its
+    // source's lines).
+    let mut user_turns: Vec<usize> = Vec::new();
+    for prose in &timeline.prose {
+        let source = prose.span.source;
+        if user_turns.len() <= source {
+            user_turns.resize(source + 1, 0);
+        }
+        match prose.role {
+            Role::User => user_turns[source] += 1,
+            Role::Assistant => {
+                let turns = user_turns[source];
+                if let Some(finding) = check(timeline, prose, turns, &mut reported, &mut findings) {
+                    findings.push(finding);
+                }
+            }
+            Role::Unknown => {}
         }
     }
     findings
@@ -114,6 +128,7 @@ enum Support {
 fn check(
     timeline: &Timeline,
     prose: &Prose,
+    user_turns: usize,
     reported: &mut Vec<(Key, usize)>,
     findings: &mut [Finding],
 ) -> Option<Finding> {
@@ -142,15 +157,6 @@ fn check(
     let claims = claims
         .into_iter()
         .filter(|claim| !(ready && matches!(claim, Claim::Port(p) if Some(*p) == own_port)));
-    let user_turns = timeline
-        .prose
-        .iter()
-        .filter(|p| {
-            p.role == Role::User
-                && p.span.source == prose.span.source
-                && p.span.start < prose.span.start
-        })
-        .count();
     let mut unsupported: Vec<(Claim, Support)> = Vec::new();
     for claim in claims {
         // A claim is judged against the observations made after the action
@@ -303,21 +309,11 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
             .any(|check| check.outcome == Outcome::Failed && (port.is_none() || check.port == port))
     };
     let failure_seen = || signals().any(|s| matches!(s, Signal::Failure { .. }));
-    // uvicorn's `Application startup complete.` is readiness except for
-    // SGLang, which warms up after it.
-    let startup_is_ready = server.is_none_or(|s| s.engine != crate::Engine::Sglang);
-    let ready_seen = || {
-        signals().any(|s| {
-            matches!(
-                s,
-                Signal::Ready { .. }
-                    | Signal::Bound { .. }
-                    | Signal::Request {
-                        status: Some(200..=299)
-                    }
-            ) || startup_is_ready && matches!(s, Signal::AppStartupComplete)
-        })
-    };
+    // The engine's own signs of serving (see `Signal::shows_serving`), or a
+    // bound port.
+    let engine = server.map_or(crate::Engine::Unknown, |s| s.engine);
+    let ready_seen =
+        || signals().any(|s| s.shows_serving(engine) || matches!(s, Signal::Bound { .. }));
     let port = server.and_then(Server::port);
     let (shown, contradicted) = match claim {
         Claim::Ready => (

@@ -15,8 +15,8 @@ use super::gpu_release_unverified::{
 use super::observers;
 use crate::parse::Signal;
 use crate::timeline::{
-    Checkpoint, CheckpointKind, Observation, Outcome, Quote, SeenLine, Server, Timeline, Window,
-    Written, same_host,
+    Checkpoint, CheckpointKind, Observation, Outcome, Quote, RAY_DRIVER, SeenLine, Server,
+    Timeline, Window, Written, implies_ray_driver, same_host,
 };
 
 /// What a check came to.
@@ -444,24 +444,25 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
         let mut ranks: Vec<&str> = seen(timeline, server)
             .filter_map(|l| l.rank.or(l.log.rank.as_deref()))
             .collect();
-        if ranks.iter().any(|r| r.starts_with("worker pid ")) {
+        if implies_ray_driver(ranks.iter().copied()) {
             // The untagged driver, as the rank count counts it.
-            ranks.push("driver");
+            ranks.push(RAY_DRIVER);
         }
         ranks.sort_unstable();
         ranks.dedup();
         // Short of a count, the engine's readiness line or a request its log
         // shows answered says every rank is up (no engine serves with a rank
         // missing); a request to the port could have reached another server.
-        let startup = (server.engine != crate::Engine::Sglang)
-            .then(|| {
-                seen(timeline, server)
-                    .find(|l| matches!(l.log.signal, Some(Signal::AppStartupComplete)))
-            })
-            .flatten();
         let whole = ready
             .or(answered)
-            .or(startup)
+            .or_else(|| {
+                seen(timeline, server).find(|l| {
+                    l.log
+                        .signal
+                        .as_ref()
+                        .is_some_and(|s| s.shows_serving(server.engine))
+                })
+            })
             .map(|line| vec![line.quote()]);
         let (status, evidence) = if ranks.len() >= expected as usize {
             (LedgerStatus::Passed, Vec::new())

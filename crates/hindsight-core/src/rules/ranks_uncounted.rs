@@ -7,7 +7,7 @@ use super::{
     CheckStatus, Finding, Rule, Severity, describe, launch_quote, launch_ref, log_path_or_hint,
     observers, on_host,
 };
-use crate::timeline::{Observation, Server, Timeline};
+use crate::timeline::{Observation, RAY_DRIVER, Server, Timeline, implies_ray_driver};
 
 pub(super) const RULE: Rule = Rule {
     id: "ranks-uncounted",
@@ -49,19 +49,10 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let mut readiness_seen = false;
     for checkpoint in observers(timeline, server) {
         readiness_seen |= checkpoint.seen.iter().any(|line| {
-            matches!(
-                line.log.signal,
-                Some(
-                    crate::parse::Signal::Ready { .. }
-                        | crate::parse::Signal::Request {
-                            status: Some(200..=299)
-                        }
-                )
-            ) || server.engine != crate::Engine::Sglang
-                && matches!(
-                    line.log.signal,
-                    Some(crate::parse::Signal::AppStartupComplete)
-                )
+            line.log
+                .signal
+                .as_ref()
+                .is_some_and(|s| s.shows_serving(server.engine))
         });
         for line in &checkpoint.seen {
             if let Some(rank) = line.rank.or(line.log.rank.as_deref()) {
@@ -76,11 +67,10 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             process_lists.push((checkpoint, limit));
         }
     }
-    // V0/Ray workers are told apart by pid, and their driver (rank 0)
-    // prints untagged: counted as the log's own count counts it, so the
-    // finding never says fewer than the server's rank count.
-    if seen.iter().any(|r| r.starts_with("worker pid ")) {
-        seen.insert("driver".to_owned());
+    // Counted as the server's own rank count counts it, so the finding
+    // never says fewer.
+    if implies_ray_driver(seen.iter().map(String::as_str)) {
+        seen.insert(RAY_DRIVER.to_owned());
     }
     if seen.len() >= expected as usize || readiness_seen {
         return None;

@@ -294,6 +294,15 @@ pub struct EarlierFailure {
     pub port: Option<u16>,
 }
 
+/// The rank a V0/Ray log's driver (rank 0) prints without a tag.
+pub const RAY_DRIVER: &str = "driver";
+
+/// Whether rank tags hold V0/Ray workers (told apart by pid, `worker pid
+/// N`), whose driver is then a rank too, though it prints untagged.
+pub fn implies_ray_driver<'a>(ranks: impl IntoIterator<Item = &'a str>) -> bool {
+    ranks.into_iter().any(|r| r.starts_with("worker pid "))
+}
+
 impl Lifecycle {
     pub fn new(engine: Engine) -> Lifecycle {
         Lifecycle {
@@ -523,8 +532,8 @@ impl Lifecycle {
         if self.ranks.is_empty() {
             self.ranks = std::mem::take(&mut self.aux_ranks);
         }
-        if self.ranks.iter().any(|r| r.starts_with("worker pid ")) {
-            self.ranks.insert("driver".to_owned());
+        if implies_ray_driver(self.ranks.iter().map(String::as_str)) {
+            self.ranks.insert(RAY_DRIVER.to_owned());
         }
     }
 
@@ -2158,22 +2167,19 @@ fn probed_servers(timeline: &mut Timeline) {
             // its own, found listening by a listing in the same command
             // (`systemctl restart x && sleep 2 && lsof -i :3444`): that is
             // its port, whatever else was seen on it before.
-            let launched_here: Vec<usize> = timeline
-                .servers
-                .iter()
-                .filter(|s| {
-                    s.launch == Some(checkpoint_id)
-                        && s.port().is_none()
-                        && same_host(s.host.as_deref(), host.as_deref())
-                })
-                .map(|s| s.id)
-                .collect();
-            if let [only] = launched_here.as_slice()
-                && !unasked
+            if !unasked
                 && outcome == Outcome::Passed
                 && !is_request(&timeline.checkpoints[checkpoint_id], port)
             {
-                timeline.servers[*only].settings.port = Some(port);
+                let mut launched_here = timeline.servers.iter().filter(|s| {
+                    s.launch == Some(checkpoint_id)
+                        && s.port().is_none()
+                        && same_host(s.host.as_deref(), host.as_deref())
+                });
+                if let (Some(only), None) = (launched_here.next(), launched_here.next()) {
+                    let only = only.id;
+                    timeline.servers[only].settings.port = Some(port);
+                }
             }
             let known = timeline
                 .servers
