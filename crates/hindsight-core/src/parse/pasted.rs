@@ -38,7 +38,12 @@ regex!(
 /// Where a shell prompt (`user@host:path$ cmd`) starts inside a line that
 /// does not start with one, right after output with no newline of its own.
 fn glued_prompt(line: &str) -> Option<usize> {
-    if line.len() > 64 * 1024 || !(line.contains("$ ") || line.contains("# ")) {
+    // Asked of every line of a paste, logs included: most have no `@`,
+    // the cheapest thing to look for, and end here.
+    if line.len() > 64 * 1024
+        || !line.contains('@')
+        || !(line.contains("$ ") || line.contains("# "))
+    {
         return None;
     }
     let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
