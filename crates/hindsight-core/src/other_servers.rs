@@ -355,6 +355,15 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
             // `docker compose up` without `-d` blocks; either way it starts
             // servers. A positional port (`http.server 9000`) counts too.
             let port = port.or_else(|| positional_port(argv, program.words.len()));
+            // `docker compose up -d redis`: one service named for a
+            // well-known server takes that server's port.
+            let program_default = program
+                .default_port
+                .or_else(|| compose_service_port(&words, program.words));
+            let program = Program {
+                words: program.words,
+                default_port: program_default,
+            };
             Some(OtherServer {
                 program: program.words.join(" "),
                 port: port.or(program.default_port),
@@ -371,6 +380,42 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
             default_port: false,
         }),
         None => None,
+    }
+}
+
+/// The port of the one service `docker compose up` names, when the name
+/// is a well-known server's (`redis`, `postgres`, `mysql`, `mongo`…):
+/// what that server listens on unless the compose file maps it otherwise.
+fn compose_service_port(words: &[&str], program: &[&str]) -> Option<u16> {
+    const SERVICES: &[(&str, u16)] = &[
+        ("redis", 6379),
+        ("valkey", 6379),
+        ("postgres", 5432),
+        ("postgresql", 5432),
+        ("mysql", 3306),
+        ("mariadb", 3306),
+        ("mongo", 27017),
+        ("mongodb", 27017),
+        ("rabbitmq", 5672),
+        ("elasticsearch", 9200),
+        ("memcached", 11211),
+        ("ollama", 11434),
+    ];
+    if !program.ends_with(&["up"]) {
+        return None;
+    }
+    let up = words.iter().position(|w| *w == "up")?;
+    let services: Vec<&str> = words[up + 1..]
+        .iter()
+        .copied()
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    match services.as_slice() {
+        [one] => SERVICES
+            .iter()
+            .find(|(name, _)| name == one)
+            .map(|(_, port)| *port),
+        _ => None,
     }
 }
 

@@ -29,6 +29,13 @@ pub(crate) const KILL_TOOLS: &[&str] = &["KillShell", "KillBash", "TaskStop"];
 /// (the timeline classifies it as a kill).
 pub const KILL_SHELL: &str = "KillShell";
 
+/// The command a poll of a background shell the transcript never showed
+/// starting is recorded as: `BashOutput ID` (the timeline classifies it
+/// as a look at that shell's output). A session excerpt, or one resumed
+/// from an earlier session, often opens with the agent reading the output
+/// of a server it started before: that output shows the server.
+pub const SHELL_OUTPUT: &str = "BashOutput";
+
 /// The command a browser tool's page load is recorded as: `browser-open
 /// URL` (the timeline reads it as a request to that URL).
 pub const BROWSER_OPEN: &str = "browser-open";
@@ -260,6 +267,23 @@ impl State {
                 })
                 .and_then(Value::as_str)
                 .unwrap_or("");
+            // `TaskOutput` also reads subagents' results; only `BashOutput`
+            // surely reads a shell.
+            if name == SHELL_OUTPUT && !self.shells.contains_key(shell) {
+                // A shell started before this transcript: the poll is a
+                // look at its output, and later polls of it add to that.
+                let command = self.push(
+                    span,
+                    EventKind::Command {
+                        text: format!("{SHELL_OUTPUT} {shell}"),
+                        actor,
+                        prompt_host: None,
+                        time,
+                        background: false,
+                    },
+                );
+                self.shells.insert(shell.to_owned(), command);
+            }
             self.polls.insert(id, shell.to_owned());
         }
     }
@@ -523,6 +547,35 @@ mod tests {
                 "cmd Agent vllm serve m",
                 "out 0 None <status>running</status>\nINFO started"
             ]
+        );
+    }
+
+    #[test]
+    fn a_poll_of_a_shell_started_before_the_session_is_a_look_at_it() {
+        let text = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"p","name":"BashOutput","input":{"bash_id":"bash_7"}}]}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"p","content":"<status>running</status>"}]},"toolUseResult":{"shellId":"bash_7","stdout":"INFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)","exitCode":null}}
+{"type":"assistant","message":{"content":[{"type":"tool_use","id":"c","name":"Bash","input":{"command":"curl -s -m 5 http://127.0.0.1:8000/health"}}]}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"c","content":"Exit code 7","is_error":true}]}}
+"#;
+        assert_eq!(
+            events(text)[..2],
+            [
+                "cmd Agent BashOutput bash_7",
+                "out 0 None <status>running</status>\nINFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)"
+            ]
+        );
+        // The shell's server is found, and the refused request after its
+        // banner says it is down now.
+        let report = crate::analyze(&[crate::Source::new("s.jsonl", text)]);
+        assert_eq!(report.servers.len(), 1, "{:?}", report.servers);
+        assert_eq!(report.servers[0].port, Some(8000));
+        assert_eq!(report.servers[0].ready, Some(false));
+        // A subagent's result read with `TaskOutput` is not a shell's.
+        let task = text.replace("BashOutput", "TaskOutput");
+        assert!(
+            !events(&task)
+                .iter()
+                .any(|e| e.starts_with("cmd Agent TaskOutput"))
         );
     }
 

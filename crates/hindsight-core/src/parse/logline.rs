@@ -684,6 +684,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     // listening on http://…`, `listening on :8080`).
     ("Serving HTTP on", BIND),
     ("Running on http", BIND),
+    ("Running on all addresses", BIND),
     ("Local:", BIND),
     ("started server on", BIND),
     ("\u{2713} Ready in", BIND),
@@ -1082,6 +1083,14 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
     }
     if let Some(at) = message.find("Running on http") {
         return bound(&message[at..]);
+    }
+    // Werkzeug's ` * Running on all addresses (0.0.0.0)`, above the URL
+    // lines (which a terminal rendering often collapses).
+    if message.contains("Running on all addresses") {
+        return Some(Signal::Bound {
+            host: "0.0.0.0".to_owned(),
+            port: None,
+        });
     }
     if let Some(at) = message.find("Local:") {
         let before = message[..at].trim_end();

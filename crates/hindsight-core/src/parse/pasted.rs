@@ -700,7 +700,23 @@ impl Parser<'_> {
         let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
         if matches!(compact.as_str(), "BashOutput" | "TaskOutput") {
             // A poll of a background shell: its result is that command's
-            // output, later.
+            // output, later. With no background command before it, the
+            // shell was started before the paste (or the session): the poll
+            // is a look at its output, as the JSONL reader records it.
+            if self.last_background.is_none() && compact == "BashOutput" {
+                let span = self.line_span(index);
+                let event = self.push(
+                    span,
+                    EventKind::Command {
+                        text: super::claude_code::SHELL_OUTPUT.to_owned(),
+                        actor: Actor::Agent,
+                        prompt_host: None,
+                        time: None,
+                        background: false,
+                    },
+                );
+                self.last_background = Some(event);
+            }
             self.skipping_results = self.last_background.is_none();
             if let Some(event) = self.last_background {
                 self.open = Some(OpenCommand {

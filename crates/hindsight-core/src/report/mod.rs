@@ -676,7 +676,7 @@ fn summarize(report: &Report) -> Summary {
         .map(|s| s.name.clone())
         .collect();
     // A server the agent stopped on purpose did not fail.
-    let failed: Vec<String> = report
+    let failed_servers = report
         .servers
         .iter()
         .filter(|s| s.ready == Some(false))
@@ -685,7 +685,39 @@ fn summarize(report: &Report) -> Summary {
                 || s.failure
                     .as_ref()
                     .is_some_and(|f| !f.message.starts_with("stopped by the agent"))
+        });
+    // A failed server that a later one of the same program, host and port
+    // replaced, and that later one is up: the failure was met and fixed
+    // (the bind failed, the old process was killed, the relaunch serves).
+    // It is told, not counted against the all-clear.
+    let replacement = |s: &ServerReport| {
+        report.servers.iter().find(|t| {
+            t.id > s.id
+                && t.ready == Some(true)
+                && t.host == s.host
+                && t.engine == s.engine
+                && t.program == s.program
+                && t.port == s.port
+                && s.launch_checkpoint.is_some()
+                && t.launch_checkpoint.is_some()
         })
+    };
+    let (replaced, failed_servers): (Vec<&ServerReport>, Vec<&ServerReport>) =
+        failed_servers.partition(|s| replacement(s).is_some());
+    let replaced: Vec<String> = replaced
+        .iter()
+        .filter_map(|s| {
+            let by = replacement(s)?;
+            Some(format!(
+                "server {} ({}) failed and server {} replaced it, up",
+                s.id + 1,
+                s.label(),
+                by.id + 1
+            ))
+        })
+        .collect();
+    let failed: Vec<String> = failed_servers
+        .into_iter()
         .map(|s| {
             let how = s.failure.as_ref().map_or_else(String::new, |f| {
                 format!(
@@ -760,9 +792,9 @@ fn summarize(report: &Report) -> Summary {
             })
             .collect();
         let mut headline = "No unverified assumptions found".to_owned();
-        if !starting.is_empty() {
+        for told in starting.iter().chain(&replaced) {
             headline.push_str("; ");
-            headline.push_str(&starting.join("; "));
+            headline.push_str(told);
         }
         (Verdict::AllClear, headline)
     };

@@ -142,14 +142,21 @@ pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
             }
         }
         if view.bound.is_none() {
-            view.bound = checkpoint
-                .seen
-                .iter()
-                .find(|line| match &line.log.signal {
-                    Some(Signal::Bound { port: p, .. }) => p.is_none_or(|p| p == port),
-                    Some(Signal::Ready { port: p }) => p.is_none_or(|p| p == port),
-                    _ => false,
-                })
+            // The line naming the port first (Flask's `Running on
+            // http://127.0.0.1:5055` over its `Running on all addresses`).
+            let names = |line: &SeenLine<'_>, named: bool| match &line.log.signal {
+                Some(Signal::Bound { port: p, .. } | Signal::Ready { port: p }) => {
+                    if named {
+                        *p == Some(port)
+                    } else {
+                        p.is_none()
+                    }
+                }
+                _ => false,
+            };
+            view.bound = [true, false]
+                .into_iter()
+                .find_map(|named| checkpoint.seen.iter().find(|l| names(l, named)))
                 .map(SeenLine::quote);
         }
     }

@@ -76,6 +76,8 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         crate::parse::claude_code::KILL_SHELL => return CheckpointKind::Kill,
         // A page loaded by the agent's browser tool: a request.
         crate::parse::claude_code::BROWSER_OPEN => return CheckpointKind::Verify,
+        // A look at the output of a shell started before the transcript.
+        crate::parse::claude_code::SHELL_OUTPUT => return CheckpointKind::Verify,
         "fuser" if argv.iter().any(|a| a == "-k" || a.starts_with("-k")) => {
             return CheckpointKind::Kill;
         }
@@ -134,6 +136,19 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
             return CheckpointKind::Build;
         }
         "cargo" if matches!(arg(1), "build" | "install") => return CheckpointKind::Build,
+        // Test runs check the code, and often the server the tests call.
+        "pytest" | "jest" | "vitest" | "mocha" => return CheckpointKind::Verify,
+        "npx" | "bunx" | "pnpx" if matches!(arg(1), "jest" | "vitest" | "mocha" | "playwright") => {
+            return CheckpointKind::Verify;
+        }
+        "npm" | "pnpm" | "yarn" | "bun"
+            if arg(1) == "test" || arg(1) == "run" && arg(2).starts_with("test") =>
+        {
+            return CheckpointKind::Verify;
+        }
+        "go" | "cargo" if arg(1) == "test" => return CheckpointKind::Verify,
+        // Clients that ask a database or cache whether it answers.
+        _ if service_probe(command).is_some() => return CheckpointKind::Verify,
         "sleep" | "wait" | "watch" => return CheckpointKind::Wait,
         _ => {}
     }
@@ -150,7 +165,7 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         {
             return CheckpointKind::Build;
         }
-        if argv.iter().any(|a| a == "-c") {
+        if argv.iter().any(|a| a == "-c") || module == Some("pytest") {
             return CheckpointKind::Verify;
         }
         return CheckpointKind::Other;
@@ -159,6 +174,41 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         return CheckpointKind::Verify;
     }
     CheckpointKind::Other
+}
+
+/// A database or cache client asking its server whether it answers, as a
+/// request to that server's port: `redis-cli [-h H] [-p P] ping`,
+/// `pg_isready [-h H] [-p P]`, `mysqladmin [-h H] [-P P] ping` (each
+/// program's default port when none is given; `docker exec` is unwrapped
+/// before, so the host is the container's own).
+fn service_probe(command: &SimpleCommand) -> Option<Observation> {
+    let argv = &command.argv;
+    let (default_port, port_flag) = match command.program() {
+        "redis-cli" | "valkey-cli" if argv.iter().any(|a| a.eq_ignore_ascii_case("ping")) => {
+            (6379, "-p")
+        }
+        "pg_isready" => (5432, "-p"),
+        "mysqladmin" | "mariadb-admin" if argv.iter().any(|a| a == "ping") => (3306, "-P"),
+        _ => return None,
+    };
+    let value = |flag: &str, long: &str| {
+        argv.iter().enumerate().find_map(|(i, a)| {
+            if a == flag || a == long {
+                argv.get(i + 1).cloned()
+            } else {
+                a.strip_prefix(&format!("{long}=")).map(str::to_owned)
+            }
+        })
+    };
+    let host = value("-h", "--host").unwrap_or_else(|| "127.0.0.1".to_owned());
+    let port = value(port_flag, "--port")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(default_port);
+    Some(Observation::Http {
+        url: format!("{}://{host}:{port}", command.program()),
+        host,
+        port: Some(port),
+    })
 }
 
 /// The top-level modules a Python text imports: `import a.b, c as d` → `a`,
@@ -363,6 +413,9 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                 }
             }
             "nvidia-smi" => found.push(Observation::Gpus),
+            "redis-cli" | "valkey-cli" | "pg_isready" | "mysqladmin" | "mariadb-admin" => {
+                found.extend(service_probe(command));
+            }
             "ps" | "pgrep" => {
                 let limit = commands[i + 1..]
                     .iter()
@@ -627,6 +680,44 @@ mod tests {
         );
         assert_eq!(kind("ollama list; ollama -v"), [Verify, Verify]);
         assert_eq!(kind("ollama serve"), [Launch]);
+        assert_eq!(
+            kind(
+                "npx jest tests/a.test.ts; npm test; npm run test:e2e; python -m pytest -q; go test ./..."
+            ),
+            [Verify, Verify, Verify, Verify, Verify]
+        );
+        assert_eq!(
+            kind("REDIS_URL=redis://localhost:6379 npx vitest run"),
+            [Verify]
+        );
+        assert_eq!(
+            kind(
+                "docker exec app-redis-1 redis-cli -a s ping; pg_isready -h db -p 5433; redis-cli get k"
+            ),
+            [Verify, Verify, Other]
+        );
+    }
+
+    #[test]
+    fn service_clients_are_requests_to_their_port() {
+        let obs = observations(&parse(
+            "docker exec app-redis-1 redis-cli ping; pg_isready -h db -p 5433; mysqladmin ping",
+        ));
+        let ports: Vec<(String, Option<u16>)> = obs
+            .iter()
+            .filter_map(|o| match o {
+                Observation::Http { host, port, .. } => Some((host.clone(), *port)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            ports,
+            [
+                ("127.0.0.1".to_owned(), Some(6379)),
+                ("db".to_owned(), Some(5433)),
+                ("127.0.0.1".to_owned(), Some(3306))
+            ]
+        );
     }
 
     #[test]

@@ -647,10 +647,15 @@ pub struct Server {
     pub program: Option<String>,
     /// That program's default port, when its launch gave none.
     pub program_default_port: Option<u16>,
-    /// The outcome of the last request or port listing that reached it.
-    pub last_probe: Option<Outcome>,
+    /// The outcome of the last request or port listing that reached it,
+    /// and where that probe's command is.
+    pub last_probe: Option<(Outcome, Span)>,
     /// The agent's kill that stopped it after its launch, if one did.
     pub stopped_by: Option<usize>,
+    /// The non-zero status its launch command returned in the foreground:
+    /// the process is gone (`docker compose up -d` that could not reach
+    /// the daemon, a server that crashed or that a timeout stopped).
+    pub exited: Option<i32>,
 }
 
 impl Server {
@@ -755,14 +760,29 @@ impl Server {
     /// (or serving) and no failure ended it since, `false` when a failure
     /// came first or ended it, `None` when neither shows.
     pub fn ready(&self) -> Option<bool> {
-        if self.lifecycle.ready && !self.lifecycle.failure_ends_server() {
+        // Without a log, a request refused (or a port found closed) after
+        // every line the agent saw of the server says it is down now,
+        // whatever those lines said: the server it found running has died.
+        let refused_since = self.log_source.is_none()
+            && self.last_probe.is_some_and(|(outcome, at)| {
+                outcome == Outcome::Failed
+                    && self
+                        .lifecycle
+                        .last_line
+                        .is_none_or(|l| l.source == at.source && l.start < at.start)
+            });
+        // Stopped by the agent's own kill: down at the end, however it
+        // ran before.
+        if refused_since || self.stopped_by.is_some() || self.exited.is_some() {
+            Some(false)
+        } else if self.lifecycle.ready && !self.lifecycle.failure_ends_server() {
             Some(true)
         } else if self.lifecycle.failure.is_some() || self.stopped_by.is_some() {
             Some(false)
         } else if self.log_source.is_none() {
             // Without a log, the last request or listing that reached it
             // tells (an answer: up; refused or not listening: down).
-            match self.last_probe {
+            match self.last_probe.map(|(outcome, _)| outcome) {
                 Some(Outcome::Passed) => Some(true),
                 Some(Outcome::Failed) => Some(false),
                 _ => None,
@@ -889,6 +909,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     read_log_servers(&mut timeline);
     probed_servers(&mut timeline);
     mark_stopped(&mut timeline);
+    order_servers(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
     timeline.secrets = secrets::scan(sources);
     mark_understood(&mut timeline);
@@ -1245,6 +1266,15 @@ fn collect_checkpoints(
 fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
     let lines: Vec<(Span, &str)> = checkpoint.seen.iter().map(|l| (l.span, l.text)).collect();
     let mut checks = Vec::new();
+    // A client that is not installed asked nothing (`redis-cli: command
+    // not found`, exit 127).
+    let not_run = checkpoint.exit_code == Some(127)
+        || lines.iter().any(|(_, line)| {
+            line.contains("command not found") || line.contains("is not recognized as")
+        });
+    if not_run && checkpoint.commands.len() == 1 {
+        return checks;
+    }
     for observation in &checkpoint.observations {
         match observation {
             Observation::PortListing { port } => {
@@ -1449,6 +1479,7 @@ fn create_servers(timeline: &mut Timeline) {
                 program_default_port: None,
                 last_probe: None,
                 stopped_by: None,
+                exited: None,
             });
             became_launches.push(checkpoint.id);
             continue;
@@ -1484,6 +1515,15 @@ fn create_servers(timeline: &mut Timeline) {
             if program.as_ref().is_some_and(|p| p.port.is_none()) {
                 settings.port = announced_port(checkpoint);
             }
+            // The status the checkpoint returned is this launch's when it is
+            // the last command run, in the foreground, at most piped into a
+            // filter (`2>&1 | tail -20`).
+            let last = checkpoint.commands[index + 1..]
+                .iter()
+                .all(|c| c.piped_from_previous);
+            let exited = checkpoint
+                .exit_code
+                .filter(|&code| code != 0 && last && !command.background && !checkpoint.background);
             let id = timeline.servers.len();
             timeline.servers.push(Server {
                 id,
@@ -1500,6 +1540,7 @@ fn create_servers(timeline: &mut Timeline) {
                 program_default_port: program.and_then(|p| p.port.filter(|_| p.default_port)),
                 last_probe: None,
                 stopped_by: None,
+                exited,
             });
         }
     }
@@ -1821,6 +1862,7 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
                             program_default_port: None,
                             last_probe: None,
                             stopped_by: None,
+                            exited: None,
                         });
                         id
                     }
@@ -2032,7 +2074,18 @@ fn read_log_servers(timeline: &mut Timeline) {
             Engine::Unknown => crate::engine::engine_named_in(&key),
             engine => engine,
         };
-        if engine == Engine::Unknown || !telling {
+        // A log of no engine shows a server when it shows one serving
+        // (`Uvicorn running on http://127.0.0.1:8000`, Flask's `Running
+        // on`): the dev server a session found running.
+        let serving = || {
+            checkpoint.seen.iter().any(|l| {
+                matches!(
+                    l.log.signal,
+                    Some(Signal::Bound { .. } | Signal::Ready { .. } | Signal::AppStartupComplete)
+                )
+            })
+        };
+        if !telling || engine == Engine::Unknown && !serving() {
             continue;
         }
         let host = checkpoint.host.clone();
@@ -2061,6 +2114,7 @@ fn read_log_servers(timeline: &mut Timeline) {
                     program_default_port: None,
                     last_probe: None,
                     stopped_by: None,
+                    exited: None,
                 });
                 new
             }
@@ -2111,6 +2165,7 @@ fn log_read_key(checkpoint: &Checkpoint) -> Option<String> {
                 .iter()
                 .find(|a| !a.starts_with('-'))
                 .map(|pod| format!("kubectl logs {pod}")),
+            crate::parse::claude_code::SHELL_OUTPUT => Some(c.argv.join(" ")),
             _ => None,
         }
     })
@@ -2244,6 +2299,7 @@ fn probed_servers(timeline: &mut Timeline) {
                         program_default_port: None,
                         last_probe: None,
                         stopped_by: None,
+                        exited: None,
                     });
                     id
                 }
@@ -2252,7 +2308,7 @@ fn probed_servers(timeline: &mut Timeline) {
             // A bound port says the server listens, not that it serves: a
             // listing nobody asked for tells no readiness.
             if outcome != Outcome::Unknown && !unasked {
-                server.last_probe = Some(outcome);
+                server.last_probe = Some((outcome, timeline.checkpoints[checkpoint_id].span));
             }
             // The probe looked at it (a port learned only now, too).
             if !server.observed_by.contains(&checkpoint_id) {
@@ -2260,6 +2316,21 @@ fn probed_servers(timeline: &mut Timeline) {
                 server.observed_by.sort_unstable();
             }
         }
+    }
+}
+
+/// Puts the servers in the order the session met them: a server found
+/// running or only probed is created after the launched ones, but comes
+/// where it was first seen. Servers seen only in a log keep their place
+/// after those. Runs before anything refers to a server by its index.
+fn order_servers(timeline: &mut Timeline) {
+    timeline.servers.sort_by_key(|s| {
+        s.launch
+            .or_else(|| s.observed_by.first().copied())
+            .unwrap_or(usize::MAX)
+    });
+    for (id, server) in timeline.servers.iter_mut().enumerate() {
+        server.id = id;
     }
 }
 
@@ -2288,16 +2359,35 @@ fn mark_stopped(timeline: &mut Timeline) {
         {
             continue;
         }
+        // Servers launched before the kill, and those the session found
+        // running (seen in an output before it, launched nowhere).
         let running: Vec<usize> = timeline
             .servers
             .iter()
             .filter(|s| {
-                s.launch.is_some_and(|l| l < kill.id)
+                s.launch
+                    .or_else(|| s.observed_by.first().copied())
+                    .is_some_and(|l| l < kill.id)
                     && s.stopped_by.is_none()
                     && same_host(s.host.as_deref(), kill.host.as_deref())
             })
             .map(|s| s.id)
             .collect();
+        // A server found running is known by the command that starts it
+        // again after the kill (kill the old one, start the new one): the
+        // next launch on its host and port.
+        let relaunch = |server: &Server| {
+            timeline.checkpoints[kill.id + 1..].iter().find(|c| {
+                c.kind == CheckpointKind::Launch
+                    && same_host(c.host.as_deref(), server.host.as_deref())
+                    && timeline.servers.iter().any(|s| {
+                        s.launch == Some(c.id)
+                            && (s.port().is_none()
+                                || server.port().is_none()
+                                || s.port() == server.port())
+                    })
+            })
+        };
         let mut stopped: Vec<usize> = Vec::new();
         for command in kill
             .commands
@@ -2323,21 +2413,30 @@ fn mark_stopped(timeline: &mut Timeline) {
             }
             for &id in &running {
                 let server = &timeline.servers[id];
-                let Some(launch) = server.launch.map(|l| &timeline.checkpoints[l]) else {
+                let found_running = server.launch.is_none();
+                let Some(launch) = server
+                    .launch
+                    .map(|l| &timeline.checkpoints[l])
+                    .or_else(|| relaunch(server))
+                else {
                     continue;
                 };
                 let port = server.port();
                 let hit = targets.iter().any(|t| {
                     let t = t.trim_matches(['"', '\'']);
-                    // `pkill -f "vllm serve"`, `pkill uvicorn`, `docker stop NAME`.
-                    (t.len() >= 3 && launch.command.contains(t))
+                    // `pkill -f "vllm serve"`, `pkill uvicorn`, `docker stop
+                    // NAME`, wmic's `commandline like '%uvicorn%'`.
+                    let pattern = |p: &str| p.len() >= 3 && launch.command.contains(p);
+                    pattern(t)
+                        || t.contains('%') && t.split('%').skip(1).step_by(2).any(pattern)
                         // `fuser -k 8000/tcp`, `:8000`.
                         || port.is_some_and(|p| {
                             let p = p.to_string();
                             t.trim_start_matches(':').split('/').next() == Some(p.as_str())
                         })
                         // `kill 4242`, `kill %1`: a pid the launch printed.
-                        || t.chars().all(|c| c.is_ascii_digit() || c == '%')
+                        || !found_running
+                            && t.chars().all(|c| c.is_ascii_digit() || c == '%')
                             && launch
                                 .seen
                                 .output()
