@@ -365,7 +365,7 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
                 default_port: program_default,
             };
             Some(OtherServer {
-                program: program.words.join(" "),
+                program: program_name(&words, program.words),
                 port: port.or(program.default_port),
                 default_port: port.is_none() && program.default_port.is_some(),
             })
@@ -417,6 +417,34 @@ fn compose_service_port(words: &[&str], program: &[&str]) -> Option<u16> {
             .map(|(_, port)| *port),
         _ => None,
     }
+}
+
+/// The program as the command names it: the pattern's words, with a
+/// package script's own name for the last (`npm run dev:e2e:worker`).
+fn program_name(words: &[&str], pattern: &[&str]) -> String {
+    let mut name: Vec<&str> = pattern.to_vec();
+    let scripted = matches!(pattern.first(), Some(&("npm" | "pnpm" | "yarn" | "bun")));
+    if let Some(last) = name.last_mut()
+        && scripted
+        && matches!(*last, "dev" | "start" | "serve")
+        && let Some(actual) = words.iter().find(|w| {
+            w.strip_prefix(*last)
+                .is_some_and(|rest| rest.starts_with(':') || rest.starts_with('-'))
+        })
+    {
+        *last = actual;
+    }
+    name.join(" ")
+}
+
+/// The port in the script a package manager echoes before running it
+/// (npm's `> NODE_ENV=e2e PORT=4000 tsx src/index.ts`, under its `> pkg@1.0.0
+/// dev` line): the environment or a port flag of that script.
+pub fn script_echo_port(line: &str) -> Option<u16> {
+    let script = line.trim_start().strip_prefix("> ")?;
+    crate::parse::shell::parse(script)
+        .iter()
+        .find_map(|c| port_env(&c.env).or_else(|| port_flag(&c.argv)))
 }
 
 /// A port given in the environment: `PORT=3000`, `HTTP_PORT=3446`.
@@ -523,7 +551,16 @@ fn matches_words(words: &[&str], pattern: &[&str]) -> bool {
                 at += 1;
             }
         }
-        if words.get(at) != Some(want) {
+        // A package script named for its kind (`npm run dev:e2e`,
+        // `yarn start:prod`, `pnpm run serve-api`).
+        let variant = |word: &str| {
+            matches!(*want, "dev" | "start" | "serve")
+                && matches!(*first, "npm" | "pnpm" | "yarn" | "bun")
+                && word
+                    .strip_prefix(want)
+                    .is_some_and(|rest| rest.starts_with(':') || rest.starts_with('-'))
+        };
+        if words.get(at) != Some(want) && !words.get(at).is_some_and(|w| variant(w)) {
             return false;
         }
         at += 1;

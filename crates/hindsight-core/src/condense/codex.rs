@@ -1,8 +1,8 @@
 //! What a Codex rollout record is condensed to.
 //!
 //! Kept as they are, byte for byte, because they are the evidence: shell
-//! calls (every generation of the shell tool, and `local_shell_call`), their
-//! outputs, messages made only of text, and `agent_message` events (the
+//! calls (every generation of the shell tool, and `local_shell_call`),
+//! `write_stdin` calls (polls of a running command, Ctrl-C), their outputs, messages made only of text, and `agent_message` events (the
 //! parser shows one of each pair of assistant texts). Cut to their envelope
 //! (time, record type, item type): encrypted reasoning, other tools' calls and
 //! outputs (`apply_patch` carries whole files), every other event (they
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{Note, Outcome, carried};
-use crate::parse::codex::SHELL_TOOLS;
+use crate::parse::codex::{SHELL_TOOLS, STDIN_TOOL};
 
 /// The shell calls whose outputs are kept.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ impl Calls {
                     || item
                         .name
                         .as_deref()
-                        .is_some_and(|name| SHELL_TOOLS.contains(&name));
+                        .is_some_and(|name| SHELL_TOOLS.contains(&name) || name == STDIN_TOOL);
                 if shell {
                     if let Some(id) = &item.call_id {
                         self.shell_calls.insert(id.to_string());

@@ -26,6 +26,10 @@ pub(crate) const SHELL_TOOLS: &[&str] = &[
     "local_shell",
 ];
 
+/// The unified-exec tool that polls a running command's session or types
+/// into it (Ctrl-C stops it).
+pub(crate) const STDIN_TOOL: &str = "write_stdin";
+
 /// Whether a record looks like a Codex rollout line (for detection).
 pub fn looks_like(record: &Value) -> bool {
     record.get("payload").is_some()
@@ -39,6 +43,11 @@ pub fn looks_like(record: &Value) -> bool {
 pub fn parse(text: &str, source: usize) -> Parsed {
     let mut parsed = Parsed::default();
     let mut calls: HashMap<String, usize> = HashMap::new();
+    // Unified exec: a command still running when its call returned lives
+    // on as a session (`Process running with session ID 59697`), which
+    // `write_stdin` polls for output or stops with Ctrl-C. Session → the
+    // command event.
+    let mut sessions: HashMap<String, usize> = HashMap::new();
     // The last assistant text, to drop its `agent_message` duplicate.
     let mut last_assistant_text: Option<String> = None;
     for (number, (offset, line)) in lines_with_offsets(text).enumerate() {
@@ -74,11 +83,44 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             None => ("response_item", &record),
         };
         let item = payload.get("type").and_then(Value::as_str).unwrap_or("");
+        let mut still_running: Option<usize> = None;
         let mut push = |kind: EventKind| {
             parsed.events.push(Event { span, kind });
             parsed.events.len() - 1
         };
         match (kind, item) {
+            ("response_item", "function_call" | "local_shell_call" | "custom_tool_call")
+                if payload.get("name").and_then(Value::as_str) == Some(STDIN_TOOL) =>
+            {
+                let (session, chars) = stdin_write(payload);
+                let call = payload.get("call_id").and_then(Value::as_str).unwrap_or("");
+                let event = if chars.contains('\u{3}') {
+                    // Ctrl-C: the session's process is stopped.
+                    push(EventKind::Command {
+                        text: format!("{} {session}", super::claude_code::KILL_SHELL),
+                        actor: Actor::Agent,
+                        prompt_host: None,
+                        time,
+                        background: false,
+                    })
+                } else if let Some(&command) = sessions.get(&session) {
+                    // A poll: more output of the command that runs there.
+                    push(EventKind::Unrecognized);
+                    command
+                } else {
+                    // A session started before this rollout: a look at it.
+                    let command = push(EventKind::Command {
+                        text: format!("{} {session}", super::claude_code::SHELL_OUTPUT),
+                        actor: Actor::Agent,
+                        prompt_host: None,
+                        time,
+                        background: false,
+                    });
+                    sessions.insert(session, command);
+                    command
+                };
+                calls.insert(call.to_owned(), event);
+            }
             ("response_item", "function_call" | "local_shell_call" | "custom_tool_call") => {
                 if let Some(command) = command_of(payload) {
                     let id = push(EventKind::Command {
@@ -99,6 +141,12 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 let call = payload.get("call_id").and_then(Value::as_str).unwrap_or("");
                 match calls.get(call) {
                     Some(&command) => {
+                        if let Some(session) = running_session(payload.get("output")) {
+                            // Still running: a background process from now
+                            // on, polled through its session.
+                            still_running = Some(command);
+                            sessions.insert(session, command);
+                        }
                         let (exit_code, body) = output_of(payload.get("output"));
                         push(EventKind::Output {
                             command,
@@ -142,8 +190,52 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 push(EventKind::Unrecognized);
             }
         }
+        if let Some(Event {
+            kind: EventKind::Command { background, .. },
+            ..
+        }) = still_running.and_then(|command| parsed.events.get_mut(command))
+        {
+            *background = true;
+        }
     }
     parsed
+}
+
+/// The session a `write_stdin` call writes to, and what it writes.
+fn stdin_write(payload: &Value) -> (String, String) {
+    let arguments: Value = match payload.get("arguments") {
+        Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
+        Some(other) => other.clone(),
+        None => Value::Null,
+    };
+    let session = match arguments.get("session_id") {
+        Some(Value::String(id)) => id.clone(),
+        Some(Value::Number(id)) => id.to_string(),
+        _ => String::new(),
+    };
+    let chars = arguments
+        .get("chars")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    (session, chars)
+}
+
+/// The session of a command that was still running when its call
+/// returned: `Process running with session ID 59697` in the output header.
+fn running_session(output: Option<&Value>) -> Option<String> {
+    let text = match output? {
+        Value::String(text) => text.as_str(),
+        Value::Object(object) => object.get("output").and_then(Value::as_str)?,
+        _ => return None,
+    };
+    let header = text.split("Output:\n").next().unwrap_or(text);
+    let at = header.find("Process running with session ID ")?;
+    let id: String = header[at + "Process running with session ID ".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    (!id.is_empty()).then_some(id)
 }
 
 /// The shell command of a tool call, whichever generation of tool it is.
@@ -306,6 +398,39 @@ mod tests {
                 "out 4 Some(0) hi"
             ]
         );
+    }
+
+    #[test]
+    fn unified_exec_sessions_are_polled_and_stopped() {
+        let text = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"uvicorn app:app --port 8000\"}","call_id":"c1"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Chunk ID: a\nWall time: 1.0 seconds\nProcess running with session ID 59697\nOriginal token count: 9\nOutput:\nINFO:     Started server process [42]\n"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":59697,\"chars\":\"\",\"yield_time_ms\":1000}","call_id":"c2"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Chunk ID: b\nWall time: 5.0 seconds\nProcess running with session ID 59697\nOriginal token count: 9\nOutput:\nINFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)\n"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":59697,\"chars\":\"\\u0003\"}","call_id":"c3"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c3","output":"Chunk ID: c\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\n^C"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":777,\"chars\":\"\"}","call_id":"c4"}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c4","output":"Chunk ID: d\nWall time: 5.0 seconds\nProcess running with session ID 777\nOriginal token count: 1\nOutput:\nready"}}
+"#;
+        assert_eq!(
+            events(text),
+            [
+                "cmd uvicorn app:app --port 8000",
+                "out 0 None INFO:     Started server process [42]\n",
+                "other",
+                "out 0 None INFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)\n",
+                "cmd KillShell 59697",
+                "out 4 Some(0) ^C",
+                "cmd BashOutput 777",
+                "out 6 None ready"
+            ]
+        );
+        // The still-running command is a background launch; Ctrl-C stops it.
+        let report = crate::analyze(&[crate::Source::new("r.jsonl", text)]);
+        let kinds: Vec<&str> = report.checkpoints.iter().map(|c| c.kind.name()).collect();
+        assert_eq!(kinds, ["launch", "kill", "verify"]);
+        assert_eq!(report.servers[0].port, Some(8000));
+        assert_eq!(report.servers[0].ready, Some(false));
+        assert_eq!(report.servers[0].stopped_by, Some(1));
     }
 
     #[test]

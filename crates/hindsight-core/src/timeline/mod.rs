@@ -1521,9 +1521,11 @@ fn create_servers(timeline: &mut Timeline) {
             let last = checkpoint.commands[index + 1..]
                 .iter()
                 .all(|c| c.piped_from_previous);
+            // (Run in the background by the agent's tool, the status can
+            // only come from a later poll: the process has ended then too.)
             let exited = checkpoint
                 .exit_code
-                .filter(|&code| code != 0 && last && !command.background && !checkpoint.background);
+                .filter(|&code| code != 0 && last && !command.background);
             let id = timeline.servers.len();
             timeline.servers.push(Server {
                 id,
@@ -1550,9 +1552,12 @@ fn create_servers(timeline: &mut Timeline) {
 }
 
 /// The port in a dev server's `Local:` banner line (Next, Vite, Nuxt) in a
-/// launch's output.
+/// launch's output, or in the script npm echoes before running it.
 fn announced_port(checkpoint: &Checkpoint) -> Option<u16> {
     checkpoint.seen.iter().find_map(|line| {
+        if let Some(port) = crate::other_servers::script_echo_port(line.text) {
+            return Some(port);
+        }
         let at = line.text.find("Local:")?;
         url_port(&line.text[at..])
     })
