@@ -297,6 +297,7 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
         return None;
     }
     let mut published: Vec<(u16, u16)> = Vec::new();
+    let mut entrypoint: Option<String> = None;
     let mut i = 2;
     // Options that take a value, so the image is not mistaken for one.
     const VALUED: &[&str] = &[
@@ -347,11 +348,24 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
         {
             published.push(mapping);
         }
+        if flag == "--entrypoint" {
+            entrypoint = value;
+        }
         i += if takes_value { 2 } else { 1 };
     }
     let image = argv.get(i)?.to_ascii_lowercase();
     let rest = argv.get(i + 1..).unwrap_or(&[]);
-    let (engine, mut settings) = if let Some(found) = launch_within(rest, depth + 1) {
+    // `--entrypoint python3 IMAGE -m vllm.entrypoints.openai.api_server …`:
+    // the container runs the entrypoint with the words after the image.
+    let within = match &entrypoint {
+        Some(program) => {
+            let mut command = vec![program.clone()];
+            command.extend(rest.iter().cloned());
+            launch_within(&command, depth + 1)
+        }
+        None => launch_within(rest, depth + 1),
+    };
+    let (engine, mut settings) = if let Some(found) = within {
         found
     } else {
         let engine = if image.contains("text-generation-inference") {
@@ -661,6 +675,12 @@ mod tests {
             (Engine::Sglang, Some(8), Some(2), Some(8))
         );
         assert_eq!(s.port, Some(30001));
+        // An entrypoint override runs the engine's module with the words
+        // after the image; the image (a variable here) tells nothing.
+        let (e, s) = launch(
+            "docker run -d --gpus all -p 8000:8000 --entrypoint python3 ${IMAGE} -m vllm.entrypoints.openai.api_server --model /m --port 8000 --tensor-parallel-size 8",
+        );
+        assert_eq!((e, s.tp_size, s.port), (Engine::Vllm, Some(8), Some(8000)));
         let (_, s) = launch(
             "python -m sglang.launch_server --model /m --speculative-algo NEXTN --mem-frac 0.7 --pp 2",
         );

@@ -832,6 +832,8 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("seems", Doubt),
     ("seem", Doubt),
     ("appears", Doubt),
+    // "It looks like the nohup process runs in the wrong shell": a guess.
+    ("looks like", Doubt),
     ("presumably", Doubt),
     ("supposedly", Doubt),
     ("wenn", Condition),

@@ -102,6 +102,17 @@ pub fn parse(text: &str, source: usize) -> Parsed {
     state.parsed
 }
 
+/// Parses records another container holds (a Markdown export's JSON
+/// blocks), each with the span of the text it came from.
+pub(crate) fn parse_records(records: impl IntoIterator<Item = (Value, Span)>) -> Parsed {
+    let mut state = State::default();
+    for (mut record, span) in records {
+        state.record(&mut record, span);
+    }
+    state.parsed.events.shrink_to_fit();
+    state.parsed
+}
+
 /// Claude Code's Read tool prefixes lines with `     12→`; pasted back, they
 /// must go before the JSON can be read.
 fn strip_read_prefix(line: &str) -> &str {

@@ -6,6 +6,7 @@
 
 pub mod aider;
 pub mod claude_code;
+pub mod claude_export;
 pub mod codex;
 pub mod codex_tui;
 pub mod gemini;
@@ -494,6 +495,9 @@ pub fn parse_region(source: &Source, id: SourceId, region: Span, format: Format)
 
 fn parse_format(source: &Source, id: SourceId, format: Format) -> Parsed {
     match format {
+        Format::PastedText if claude_export::looks_like(&source.text) => {
+            claude_export::parse(&source.text, id)
+        }
         Format::PastedText => pasted::parse(&source.text, id),
         Format::ClaudeCodeJsonl => claude_code::parse(&source.text, id),
         Format::CodexRollout => codex::parse(&source.text, id),

@@ -223,6 +223,16 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
                 // The duration follows the options.
                 Some(2 + opts)
             }
+            // Environment runners: `uv run uvicorn …`, `poetry run python …`,
+            // `conda run -n env vllm serve …`.
+            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye"
+                if command.argv.get(1).is_some_and(|w| w == "run") =>
+            {
+                Some(2 + options_len(&command.argv[2..], "p"))
+            }
+            "conda" | "mamba" | "micromamba" if command.argv.get(1).is_some_and(|w| w == "run") => {
+                Some(2 + options_len(&command.argv[2..], "np"))
+            }
             // `… | xargs -r kill -9`: the command xargs runs on its input.
             "xargs" => Some(1 + options_len(&command.argv[1..], "IdEeLlnPsa")),
             "env" => {
@@ -824,6 +834,24 @@ mod tests {
         let commands = parse("sudo -u svc env -i A=1 timeout -s KILL 30 curl -s localhost:8000");
         assert_eq!(commands[0].argv, ["curl", "-s", "localhost:8000"]);
         assert_eq!(commands[0].wrappers, ["sudo", "env", "timeout"]);
+    }
+
+    #[test]
+    fn environment_runners_run_the_command_after_them() {
+        for (line, program) in [
+            ("uv run uvicorn app.main:app --port 8081", "uvicorn"),
+            (
+                "poetry run python -m vllm.entrypoints.openai.api_server",
+                "python",
+            ),
+            (
+                "conda run -n serve --no-capture-output vllm serve /m",
+                "vllm",
+            ),
+            ("uv pip install vllm", "uv"),
+        ] {
+            assert_eq!(parse(line)[0].program(), program, "{line}");
+        }
     }
 
     #[test]

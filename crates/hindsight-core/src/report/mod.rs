@@ -704,16 +704,35 @@ fn summarize(report: &Report) -> Summary {
     };
     let (replaced, failed_servers): (Vec<&ServerReport>, Vec<&ServerReport>) =
         failed_servers.partition(|s| replacement(s).is_some());
-    let replaced: Vec<String> = replaced
+    // One line per replacement: "servers 1, 2 and 3 (uvicorn port 8081)
+    // failed and server 4 replaced them, up".
+    let mut by_replacement: Vec<(usize, Vec<&ServerReport>)> = Vec::new();
+    for failed in &replaced {
+        if let Some(by) = replacement(failed) {
+            match by_replacement.iter_mut().find(|(id, _)| *id == by.id) {
+                Some((_, group)) => group.push(failed),
+                None => by_replacement.push((by.id, vec![failed])),
+            }
+        }
+    }
+    let replaced: Vec<String> = by_replacement
         .iter()
-        .filter_map(|s| {
-            let by = replacement(s)?;
-            Some(format!(
-                "server {} ({}) failed and server {} replaced it, up",
-                s.id + 1,
-                s.label(),
-                by.id + 1
-            ))
+        .map(|(by, group)| {
+            let ids: Vec<String> = group.iter().map(|s| (s.id + 1).to_string()).collect();
+            let (noun, them) = if ids.len() == 1 {
+                ("server", "it")
+            } else {
+                ("servers", "them")
+            };
+            let ids = match ids.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => ids.join(""),
+            };
+            format!(
+                "{noun} {ids} ({}) failed and server {} replaced {them}, up",
+                group[0].label(),
+                by + 1
+            )
         })
         .collect();
     let failed: Vec<String> = failed_servers

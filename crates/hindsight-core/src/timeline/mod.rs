@@ -1845,7 +1845,19 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
                 let chosen = match unlinked.as_slice() {
                     [only] => Some(*only),
                     [] => None,
-                    _ => by_content(timeline, &unlinked, log.parsed),
+                    _ => by_content(timeline, &unlinked, log.parsed).or_else(|| {
+                        // Log lines pasted into the transcript (the user
+                        // pasting what the server printed) are of the
+                        // latest such server launched before them.
+                        let at = log.parsed.events.first()?.span;
+                        log.name.is_none().then_some(())?;
+                        unlinked.iter().rev().copied().find(|&id| {
+                            timeline.servers[id]
+                                .launch
+                                .map(|l| timeline.checkpoints[l].span)
+                                .is_some_and(|l| l.source == at.source && l.start < at.start)
+                        })
+                    }),
                 };
                 match chosen {
                     Some(id) => id,
@@ -2036,7 +2048,9 @@ fn attribute_observations(timeline: &mut Timeline) {
             let checkpoint = &timeline.checkpoints[id];
             // A request shows the client's side (`curl: (7)`, a browser's
             // `TimeoutError`), not the server's log: its outcome is a probe's.
-            if is_client_view(checkpoint) {
+            // Not so in the call that launched the server: `server & sleep
+            // 3; curl …` prints the server's own lines too.
+            if is_client_view(checkpoint) && server.launch != Some(id) {
                 continue;
             }
             for line in &checkpoint.seen {
