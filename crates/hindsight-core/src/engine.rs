@@ -298,6 +298,7 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
     }
     let mut published: Vec<(u16, u16)> = Vec::new();
     let mut entrypoint: Option<String> = None;
+    let mut host_network = false;
     let mut i = 2;
     // Options that take a value, so the image is not mistaken for one.
     const VALUED: &[&str] = &[
@@ -349,7 +350,12 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
             published.push(mapping);
         }
         if flag == "--entrypoint" {
-            entrypoint = value;
+            entrypoint = value.clone();
+        }
+        // Host networking discards published ports (Docker says so): the
+        // server is reached on its own port.
+        if matches!(flag, "--network" | "--net") && value.as_deref() == Some("host") {
+            host_network = true;
         }
         i += if takes_value { 2 } else { 1 };
     }
@@ -404,6 +410,7 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
     });
     if let Some((host, _)) = published
         .iter()
+        .filter(|_| !host_network)
         .find(|(_, container)| Some(*container) == inside)
     {
         settings.port = Some(*host);
@@ -681,6 +688,13 @@ mod tests {
             "docker run -d --gpus all -p 8000:8000 --entrypoint python3 ${IMAGE} -m vllm.entrypoints.openai.api_server --model /m --port 8000 --tensor-parallel-size 8",
         );
         assert_eq!((e, s.tp_size, s.port), (Engine::Vllm, Some(8), Some(8000)));
+        // With host networking the published mapping is discarded: the
+        // engine's own port (its default here) is the one reached.
+        let (_, s) =
+            launch("docker run -d --network host -p 8001:8000 vllm/vllm-openai:latest --model /m");
+        assert_eq!(s.port, None);
+        let (_, s) = launch("docker run -d -p 8001:8000 vllm/vllm-openai:latest --model /m");
+        assert_eq!(s.port, Some(8001));
         let (_, s) = launch(
             "python -m sglang.launch_server --model /m --speculative-algo NEXTN --mem-frac 0.7 --pp 2",
         );

@@ -219,6 +219,22 @@ const PROGRAMS: &[Program] = &[
         words: &["redis-server"],
         default_port: Some(6379),
     },
+    // Tunnels that expose a local port: long-running, and the agent's
+    // check is a request through the public URL they print. The port they
+    // are given is the one they forward to, not theirs; ngrok's own is its
+    // local API's (`curl localhost:4040/api/tunnels`).
+    Program {
+        words: &["ngrok", "http"],
+        default_port: Some(4040),
+    },
+    Program {
+        words: &["ngrok", "tcp"],
+        default_port: Some(4040),
+    },
+    Program {
+        words: &["cloudflared", "tunnel"],
+        default_port: None,
+    },
     Program {
         words: &["memcached"],
         default_port: Some(11211),
@@ -354,7 +370,10 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
         Some(program) => {
             // `docker compose up` without `-d` blocks; either way it starts
             // servers. A positional port (`http.server 9000`) counts too.
-            let port = port.or_else(|| positional_port(argv, program.words.len()));
+            let tunnel = matches!(program.words.first(), Some(&("ngrok" | "cloudflared")));
+            let port = port
+                .filter(|_| !tunnel)
+                .or_else(|| positional_port(argv, program.words.len()).filter(|_| !tunnel));
             // `docker compose up -d redis`: one service named for a
             // well-known server takes that server's port.
             let program_default = program

@@ -552,6 +552,29 @@ impl Parser<'_> {
             // The fence is one command (a script): its lines run in order.
             return self.fenced_command(index, end);
         }
+        if language == "json"
+            && let Some(session) = self.ctrl_c_written(index, end)
+        {
+            // A Codex export's `#### Tool: write_stdin` of Ctrl-C: the
+            // session's process is stopped; the next output block is the
+            // answer.
+            let span = self
+                .line_span(index)
+                .cover(self.line_span(end.min(self.lines.len() - 1)));
+            let event = self.push(
+                span,
+                EventKind::Command {
+                    text: format!("{} {session}", super::claude_code::KILL_SHELL),
+                    actor: Actor::Agent,
+                    prompt_host: None,
+                    time: None,
+                    background: false,
+                },
+            );
+            self.awaiting_output = Some(event);
+            self.fence = Some(Fence::Other);
+            return index + 1;
+        }
         if let Some(command) = self.awaiting_output
             && OUTPUT_LANGUAGES.contains(&language.as_str())
         {
@@ -561,6 +584,30 @@ impl Parser<'_> {
         }
         self.fence = Some(Fence::Other);
         index + 1
+    }
+
+    /// The session a `write_stdin` call's JSON fence sends Ctrl-C to, when
+    /// the fence (between `open` and `end`) is one under a `Tool:
+    /// write_stdin` heading (Codex's exported conversations).
+    fn ctrl_c_written(&self, open: usize, end: usize) -> Option<String> {
+        let heading = (0..open)
+            .rev()
+            .map(|i| self.lines[i].1.trim())
+            .find(|l| !l.is_empty())?;
+        if !heading.ends_with("Tool: write_stdin") {
+            return None;
+        }
+        let body: Vec<&str> = (open + 1..end.min(self.lines.len()))
+            .map(|i| self.lines[i].1)
+            .collect();
+        let call: serde_json::Value = serde_json::from_str(&body.join("\n")).ok()?;
+        if !call.get("chars")?.as_str()?.contains('\u{3}') {
+            return None;
+        }
+        Some(match call.get("session_id")? {
+            serde_json::Value::String(id) => id.clone(),
+            other => other.to_string(),
+        })
     }
 
     /// The index of the fence closing the one opened at `open` (or the

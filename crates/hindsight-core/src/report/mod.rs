@@ -687,9 +687,9 @@ fn summarize(report: &Report) -> Summary {
                     .is_some_and(|f| !f.message.starts_with("stopped by the agent"))
         });
     // A failed server that a later one of the same program, host and port
-    // replaced, and that later one is up: the failure was met and fixed
-    // (the bind failed, the old process was killed, the relaunch serves).
-    // It is told, not counted against the all-clear.
+    // replaced, and that later one is up: the failure was met and fixed (the
+    // bind failed, the old process was killed, the relaunch serves). It is
+    // still a failure the headline names, with what replaced it.
     let replacement = |s: &ServerReport| {
         report.servers.iter().find(|t| {
             t.id > s.id
@@ -702,51 +702,56 @@ fn summarize(report: &Report) -> Summary {
                 && t.launch_checkpoint.is_some()
         })
     };
-    let (replaced, failed_servers): (Vec<&ServerReport>, Vec<&ServerReport>) =
-        failed_servers.partition(|s| replacement(s).is_some());
-    // One line per replacement: "servers 1, 2 and 3 (uvicorn port 8081)
-    // failed and server 4 replaced them, up".
-    let mut by_replacement: Vec<(usize, Vec<&ServerReport>)> = Vec::new();
-    for failed in &replaced {
-        if let Some(by) = replacement(failed) {
-            match by_replacement.iter_mut().find(|(id, _)| *id == by.id) {
-                Some((_, group)) => group.push(failed),
-                None => by_replacement.push((by.id, vec![failed])),
-            }
-        }
-    }
-    let replaced: Vec<String> = by_replacement
-        .iter()
-        .map(|(by, group)| {
-            let ids: Vec<String> = group.iter().map(|s| (s.id + 1).to_string()).collect();
-            let (noun, them) = if ids.len() == 1 {
-                ("server", "it")
-            } else {
-                ("servers", "them")
-            };
-            let ids = match ids.split_last() {
-                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-                _ => ids.join(""),
-            };
+    let how = |s: &ServerReport| {
+        s.failure.as_ref().map_or_else(String::new, |f| {
             format!(
-                "{noun} {ids} ({}) failed and server {} replaced {them}, up",
-                group[0].label(),
-                by + 1
+                " ({} at {}:{})",
+                f.kind, f.evidence.source, f.evidence.line_start
             )
         })
-        .collect();
-    let failed: Vec<String> = failed_servers
-        .into_iter()
-        .map(|s| {
-            let how = s.failure.as_ref().map_or_else(String::new, |f| {
+    };
+    // One line per replacement: "servers 1, 2 and 3 (uvicorn port 8081)
+    // failed and server 4 replaced them, up".
+    let mut failed: Vec<String> = Vec::new();
+    let mut by_replacement: Vec<(usize, Vec<&ServerReport>)> = Vec::new();
+    for server in failed_servers {
+        match replacement(server) {
+            Some(by) => match by_replacement.iter_mut().find(|(id, _)| *id == by.id) {
+                Some((_, group)) => group.push(server),
+                None => by_replacement.push((by.id, vec![server])),
+            },
+            None => failed.push(format!(
+                "server {} ({}) failed{}",
+                server.id + 1,
+                server.label(),
+                how(server)
+            )),
+        }
+    }
+    for (by, group) in &by_replacement {
+        let line = match group.as_slice() {
+            [one] => format!(
+                "server {} ({}) failed{} and server {} replaced it, up",
+                one.id + 1,
+                one.label(),
+                how(one),
+                by + 1
+            ),
+            _ => {
+                let ids: Vec<String> = group.iter().map(|s| (s.id + 1).to_string()).collect();
+                let ids = match ids.split_last() {
+                    Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                    None => String::new(),
+                };
                 format!(
-                    " ({} at {}:{})",
-                    f.kind, f.evidence.source, f.evidence.line_start
+                    "servers {ids} ({}) failed and server {} replaced them, up",
+                    group[0].label(),
+                    by + 1
                 )
-            });
-            format!("server {} ({}) failed{how}", s.id + 1, s.label())
-        })
-        .collect();
+            }
+        };
+        failed.push(line);
+    }
     let unread = (!not_understood.is_empty()).then(|| {
         format!(
             "nothing was recognised in {}, so it is not covered",
@@ -811,7 +816,7 @@ fn summarize(report: &Report) -> Summary {
             })
             .collect();
         let mut headline = "No unverified assumptions found".to_owned();
-        for told in starting.iter().chain(&replaced) {
+        for told in &starting {
             headline.push_str("; ");
             headline.push_str(told);
         }

@@ -287,10 +287,17 @@ fn label(report: &Report, evidence: &Evidence) -> Option<String> {
     if let Some(c) = report.checkpoints.iter().find(|c| within(&c.evidence)) {
         return Some(format!("{} command {}{}", c.kind_name(), c.id + 1, at(c)));
     }
+    // The tightest output holding the line: a background command's output
+    // spans every later poll of it, and other commands' outputs between.
     if let Some(c) = report
         .checkpoints
         .iter()
-        .find(|c| c.output.as_ref().is_some_and(within))
+        .filter(|c| c.output.as_ref().is_some_and(within))
+        .min_by_key(|c| {
+            c.output
+                .as_ref()
+                .map_or(u32::MAX, |o| o.line_end.saturating_sub(o.line_start))
+        })
     {
         return Some(format!(
             "what the agent saw of {} command {}{}",

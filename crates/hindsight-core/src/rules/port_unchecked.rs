@@ -31,6 +31,23 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let port = server.port()?;
+    // A start test (`timeout 5 uvicorn …`, in the foreground): the server
+    // is meant to stop when the timeout ends, so whether it started is the
+    // question (its readiness line), not whether its port serves later.
+    let start_test = server
+        .launch
+        .and_then(|l| timeline.checkpoints.get(l))
+        .is_some_and(|c| {
+            c.commands.iter().any(|command| {
+                !command.background
+                    && command.wrappers.iter().any(|w| w == "timeout")
+                    && (crate::engine::launch_from_argv(&command.argv).is_some()
+                        || crate::other_servers::launch(command).is_some())
+            })
+        });
+    if start_test {
+        return None;
+    }
     let launch = launch_quote(timeline, server)?;
     let view = super::ledger::port_view(timeline, server);
     // Seen listening, answering, or bound by the engine's own word: checked.

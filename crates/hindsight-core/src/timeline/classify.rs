@@ -61,7 +61,13 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
             if arg(1) == "build"
                 || arg(1) == "install"
                 || arg(1) == "ci"
-                || arg(1) == "run" && arg(2) == "build" =>
+                // `npm run build`, `npm run build:prod`, `npm run build-e2e`.
+                || arg(1) == "run"
+                    && arg(2)
+                        .strip_prefix("build")
+                        .is_some_and(|rest| {
+                            rest.is_empty() || rest.starts_with(':') || rest.starts_with('-')
+                        }) =>
         {
             return CheckpointKind::Build;
         }
@@ -680,6 +686,10 @@ mod tests {
         );
         assert_eq!(kind("ollama list; ollama -v"), [Verify, Verify]);
         assert_eq!(kind("ollama serve"), [Launch]);
+        assert_eq!(
+            kind("npm run build:local-e2e; pnpm run build-prod; npm run builder"),
+            [Build, Build, Other]
+        );
         assert_eq!(
             kind(
                 "npx jest tests/a.test.ts; npm test; npm run test:e2e; python -m pytest -q; go test ./..."

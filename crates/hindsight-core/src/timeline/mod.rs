@@ -795,7 +795,10 @@ impl Server {
     pub fn drafter_loaded(&self) -> Option<bool> {
         if !self.settings.is_speculative() {
             None
-        } else if self.lifecycle.drafter_loaded {
+        } else if self.lifecycle.drafter_loaded || self.lifecycle.ready {
+            // A speculative server serves only once its drafter is in: one
+            // seen serving had it, whatever ended it later (a crash in the
+            // drafter's own proposer, mid-request).
             Some(true)
         } else if self.lifecycle.failure.is_some() {
             Some(false)
