@@ -977,6 +977,8 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("verify", Intent),
     ("check", Intent),
     ("checking", Intent),
+    ("confirming", Intent),
+    ("verifying", Intent),
     ("to see", Intent),
     ("expect", Intent),
     ("expecting", Intent),

@@ -1219,6 +1219,20 @@ fn marker(line: &str) -> Option<(Option<u64>, Role, usize)> {
     }
     let body_start = line.len() - body.trim_start().len();
     let body = body.trim_start();
+    // A heading led by the speaker's icon, whatever name follows (Codex's
+    // exported conversations: `#### 🤖 gpt-5.4 (medium)`, `#### 👤 User
+    // Prompt`).
+    if heading {
+        for (icon, role) in [
+            ('\u{1f916}', Role::Assistant),
+            ('\u{1f464}', Role::User),
+            ('\u{1f9d1}', Role::User),
+        ] {
+            if body.starts_with(icon) {
+                return Some((None, role, line.len()));
+            }
+        }
+    }
     let decoration = |c: char| c == '*' || c == '_';
     let word_start = body_start + (body.len() - body.trim_start_matches(decoration).len());
     let decorated = word_start > body_start;
@@ -1724,6 +1738,8 @@ mod tests {
             ("Human: start", Role::User),
             ("## Claude (12:20 UTC)", Role::Assistant),
             ("### ASSISTANT", Role::Assistant),
+            ("#### \u{1f916} gpt-5.4 (medium)", Role::Assistant),
+            ("#### \u{1f464} User Prompt", Role::User),
         ] {
             assert_eq!(marker(line).map(|m| m.1), Some(role), "{line}");
         }

@@ -1510,13 +1510,20 @@ fn create_servers(timeline: &mut Timeline) {
                 .filter(|next| next.piped_from_previous && next.program() == "tee")
                 .and_then(|tee| tee.argv.iter().skip(1).find(|a| !a.starts_with('-')))
                 .map(String::as_str);
-            let flags = settings.clone();
+            let mut flags = settings.clone();
             let mut settings = settings;
             // A dev server's banner names its address before it is ready
-            // (`- Local: http://localhost:3000`): the port it serves on, read
-            // from its output, not given by a flag.
-            if program.as_ref().is_some_and(|p| p.port.is_none()) {
-                settings.port = announced_port(checkpoint);
+            // (`- Local: http://localhost:3000`), and npm echoes the script
+            // it runs (`> PORT=4100 tsx src/worker.ts`, which overrides a
+            // `PORT=4101` given to npm): the port it serves on, read from its
+            // output, over what the command line asked for.
+            if program.is_some()
+                && let Some(port) = announced_port(checkpoint)
+            {
+                if flags.port != Some(port) {
+                    flags.port = None;
+                }
+                settings.port = Some(port);
             }
             // The status the checkpoint returned is this launch's when it is
             // the last command run, in the foreground, at most piped into a
