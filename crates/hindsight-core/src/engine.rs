@@ -74,6 +74,10 @@ pub struct ServerSettings {
     /// The world size the engine reported (`MPI size: 16`, NCCL `nranks 16`,
     /// vLLM `in world size 4`): the rank count when no size flag is known.
     pub world_size: Option<u32>,
+    /// An offline runner (TensorRT-LLM's `run.py --engine_dir …` under
+    /// `mpirun`): the engine's ranks load and generate, but nothing serves
+    /// a port, so no default port applies.
+    pub offline: bool,
 }
 
 impl ServerSettings {
@@ -84,6 +88,7 @@ impl ServerSettings {
                 mine.clone_from(theirs);
             }
         }
+        self.offline |= other.offline;
         fill(&mut self.model, &other.model);
         fill(&mut self.served_model_name, &other.served_model_name);
         fill(&mut self.bind_host, &other.bind_host);
@@ -196,6 +201,18 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
         };
     }
     let (engine, rest): (Engine, &[String]) = if program.starts_with("python") {
+        // TensorRT-LLM's example runner: `python3 run.py --engine_dir …`
+        // (one process per rank under `mpirun`), offline.
+        let script = argv[1..].iter().find(|a| !a.starts_with('-'));
+        if script.is_some_and(|s| s.rsplit('/').next() == Some("run.py"))
+            && argv
+                .iter()
+                .any(|a| a == "--engine_dir" || a.starts_with("--engine_dir="))
+        {
+            let mut settings = settings_from_args(Engine::TensorrtLlm, &argv[2..]);
+            settings.offline = true;
+            return Some((Engine::TensorrtLlm, settings));
+        }
         let module_at = argv.iter().position(|a| a == "-m")?;
         let module = argv.get(module_at + 1)?;
         let engine = match module.as_str() {
@@ -695,6 +712,14 @@ mod tests {
         assert_eq!(s.port, None);
         let (_, s) = launch("docker run -d -p 8001:8000 vllm/vllm-openai:latest --model /m");
         assert_eq!(s.port, Some(8001));
+        // TensorRT-LLM's offline runner under MPI: the world size, no port.
+        let (e, s) = launch(
+            "mpirun -n 8 --allow-run-as-root python3 ../run.py --max_output_len=2048 --engine_dir /e --streaming",
+        );
+        assert_eq!(
+            (e, s.world_size, s.offline),
+            (Engine::TensorrtLlm, Some(8), true)
+        );
         let (_, s) = launch(
             "python -m sglang.launch_server --model /m --speculative-algo NEXTN --mem-frac 0.7 --pp 2",
         );

@@ -1215,6 +1215,9 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("exited with code 137")
         || has("exitcode=137")
         || has("with signal 9")
+        // mpirun: `process rank 6 with PID 0 on node x exited on signal 9
+        // (Killed).`
+        || has("exited on signal 9")
         // TGI's launcher when a shard dies of a signal (`Shard process was
         // signaled to shutdown with signal 4`; found by the `Shard` trigger).
         || has("signaled to shutdown with signal")

@@ -306,7 +306,15 @@ pub fn detect(text: &str) -> Format {
     if structured {
         Format::PastedText
     } else if log_lines > 0 && log_lines >= transcript_marks * 4 {
-        Format::of_engine(log_engine_of(&votes))
+        // A log whose lines name no engine (a launcher's own lines: mpirun,
+        // a supervisor) is the log of the engine its pasted launch starts.
+        match log_engine_of(&votes) {
+            crate::engine::Engine::Unknown => Format::of_engine(
+                launch_head::find(head, crate::engine::Engine::Unknown)
+                    .map_or(crate::engine::Engine::Unknown, |l| l.engine),
+            ),
+            engine => Format::of_engine(engine),
+        }
     } else {
         Format::PastedText
     }
@@ -606,6 +614,11 @@ mod tests {
             (
                 "Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory.\n",
                 Format::ServerLog,
+            ),
+            // Only the launcher's own lines, under the engine's launch.
+            (
+                "mpirun -n 8 python3 run.py --engine_dir /e\n\nmpirun noticed that process rank 6 with PID 0 on node n exited on signal 9 (Killed).\n",
+                Format::TensorrtLlmLog,
             ),
         ];
         for (text, format) in cases {

@@ -284,7 +284,9 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
         {
             return unwrap_exec(command, depth, 2, "-eEuwp", Exec::Docker);
         }
-        if program == "kubectl" && command.argv.get(1).is_some_and(|a| a == "exec") {
+        if matches!(program.as_str(), "kubectl" | "oc")
+            && command.argv.get(1).is_some_and(|a| a == "exec")
+        {
             return unwrap_exec(command, depth, 2, "-ncf", Exec::Kubectl);
         }
         return vec![command];

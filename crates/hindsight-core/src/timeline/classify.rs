@@ -153,6 +153,10 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
             return CheckpointKind::Verify;
         }
         "go" | "cargo" if arg(1) == "test" => return CheckpointKind::Verify,
+        // Kubernetes and OpenShift reads: pods, logs, descriptions.
+        "kubectl" | "oc" if matches!(arg(1), "logs" | "get" | "describe" | "top") => {
+            return CheckpointKind::Verify;
+        }
         // Clients that ask a database or cache whether it answers.
         _ if service_probe(command).is_some() => return CheckpointKind::Verify,
         "sleep" | "wait" | "watch" => return CheckpointKind::Wait,

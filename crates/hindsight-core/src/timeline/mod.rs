@@ -678,7 +678,7 @@ impl Server {
             // It tried to bind its default port and could not: the log
             // names the port it was to serve on.
             Some((port, Provenance::Log))
-        } else if self.launch_known() {
+        } else if self.launch_known() && !self.settings.offline {
             self.engine
                 .default_port()
                 .or(self.program_default_port)
@@ -2190,7 +2190,8 @@ fn log_read_key(checkpoint: &Checkpoint) -> Option<String> {
                         |unit| format!("journalctl -u {unit}"),
                     ),
             ),
-            "kubectl" if word(1) == "logs" => argv[2..]
+            // OpenShift's `oc logs` is kubectl's.
+            "kubectl" | "oc" if word(1) == "logs" => argv[2..]
                 .iter()
                 .find(|a| !a.starts_with('-'))
                 .map(|pod| format!("kubectl logs {pod}")),
