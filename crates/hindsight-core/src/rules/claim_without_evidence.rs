@@ -154,9 +154,18 @@ fn check(
     // ready; a port other than the server's stays a claim of its own.
     let own_port = server.and_then(Server::port);
     let ready = claims.contains(&Claim::Ready);
-    let claims = claims
-        .into_iter()
-        .filter(|claim| !(ready && matches!(claim, Claim::Port(p) if Some(*p) == own_port)));
+    // A server whose port nothing told is said to be up at the one port
+    // named with it ("running on http://localhost:5173/"): one claim too.
+    // Several ports name several services, each a claim of its own.
+    let ports = claims
+        .iter()
+        .filter(|c| matches!(c, Claim::Port(_)))
+        .count();
+    let claims = claims.into_iter().filter(|claim| {
+        !(ready
+            && matches!(claim, Claim::Port(p)
+                if own_port.map_or(ports == 1, |own| own == *p)))
+    });
     let mut unsupported: Vec<(Claim, Support)> = Vec::new();
     for claim in claims {
         // A claim is judged against the observations made after the action
@@ -525,6 +534,27 @@ mod tests {
         let found = findings(&other);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].0.contains("port 8085 is listening"), "{found:?}");
+    }
+
+    #[test]
+    fn a_server_of_unknown_port_said_up_at_one_url_is_one_claim() {
+        let launch = "[msg 1] assistant\n$ yarn dev\nError: Command timed out after 10s\n";
+        let one = format!(
+            "{launch}[msg 2] assistant\nThe dev server is running at http://localhost:5173/.\n"
+        );
+        let found = findings(&one);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(!found[0].0.contains("port 5173"), "{found:?}");
+        let two = format!(
+            "{launch}[msg 2] assistant\nThe API is up and listening on :8000, and the UI is listening on :5321.\n"
+        );
+        let found = findings(&two);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.0.contains("port 8000") && f.0.contains("port 5321")),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -1533,9 +1533,19 @@ fn create_servers(timeline: &mut Timeline) {
                 .all(|c| c.piped_from_previous);
             // (Run in the background by the agent's tool, the status can
             // only come from a later poll: the process has ended then too.)
+            // Claude Code stops a foreground command at its timeout (`Error:
+            // Command timed out after 10s`): the server is gone too.
+            let timed_out = checkpoint.seen.iter().next().is_some_and(|l| {
+                l.text
+                    .trim_start()
+                    .trim_start_matches("Error: ")
+                    .starts_with("Command timed out after")
+            });
             let exited = checkpoint
                 .exit_code
-                .filter(|&code| code != 0 && last && !command.background);
+                .filter(|&code| code != 0)
+                .or(timed_out.then_some(143))
+                .filter(|_| last && !command.background && !checkpoint.background);
             let id = timeline.servers.len();
             timeline.servers.push(Server {
                 id,
@@ -1699,6 +1709,12 @@ fn background_server(checkpoint: &Checkpoint) -> Option<(Option<u16>, String)> {
         "gateway",
         "backend",
         "frontend",
+        // The usual entry points of web apps, run in the background.
+        "main.py",
+        "app.js",
+        "app.ts",
+        "index.js",
+        "index.ts",
     ];
     let named = command.argv.iter().take(3).any(|word| {
         let name = word.rsplit('/').next().unwrap_or(word).to_ascii_lowercase();
@@ -2289,6 +2305,7 @@ fn probed_servers(timeline: &mut Timeline) {
                             && s.launch.is_some()
                             && s.port().is_none()
                             && s.stopped_by.is_none()
+                            && s.exited.is_none()
                     })
                     .map(|s| s.id)
                     .collect();
