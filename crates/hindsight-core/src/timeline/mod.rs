@@ -1566,6 +1566,40 @@ fn create_servers(timeline: &mut Timeline) {
             });
         }
     }
+    // The same command run earlier in the foreground, before the agent ran
+    // it as a server (`python main.py` crashed, fixed, then run in the
+    // background): that first run was a start of the same server.
+    let mut earlier: Vec<Server> = Vec::new();
+    for server in &timeline.servers {
+        let Some(launch) = server.launch.map(|l| &timeline.checkpoints[l]) else {
+            continue;
+        };
+        let text = launch.command.trim();
+        for before in &timeline.checkpoints[..launch.id] {
+            if before.kind == CheckpointKind::Other
+                && before.command.trim() == text
+                && same_host(before.host.as_deref(), launch.host.as_deref())
+                && !earlier.iter().any(|s| s.launch == Some(before.id))
+                && !became_launches.contains(&before.id)
+            {
+                let mut copy = server.clone();
+                copy.launch = Some(before.id);
+                copy.exited = before.exit_code.filter(|&code| code != 0);
+                copy.lifecycle = Lifecycle::new(server.engine);
+                copy.observed_by = Vec::new();
+                copy.last_probe = None;
+                copy.stopped_by = None;
+                earlier.push(copy);
+            }
+        }
+    }
+    for mut server in earlier {
+        server.id = timeline.servers.len();
+        if let Some(id) = server.launch {
+            became_launches.push(id);
+        }
+        timeline.servers.push(server);
+    }
     for id in became_launches {
         timeline.checkpoints[id].kind = CheckpointKind::Launch;
     }
@@ -2635,6 +2669,20 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_foreground_run_of_a_command_later_served_was_a_start_of_it() {
+        let text = "\u{25cf} Bash(python main.py 2>&1)\n  \u{23bf}  Error: Exit code 1\n     Traceback (most recent call last):\n     ModuleNotFoundError: No module named 'hvplot'\n\n\u{25cf} Fixed the import.\n\n\u{25cf} Bash(python main.py 2>&1)\n  \u{23bf}  Running in the background (\u{2193} to manage)\n";
+        let report = crate::analyze(&[crate::Source::new("t.txt", text)]);
+        let kinds: Vec<&str> = report.checkpoints.iter().map(|c| c.kind.name()).collect();
+        assert_eq!(kinds, ["launch", "launch"], "{report:?}");
+        assert_eq!(report.servers.len(), 2);
+        assert_eq!(report.servers[0].ready, Some(false));
+        assert_eq!(
+            report.servers[0].failure.as_ref().map(|f| f.kind.as_str()),
+            Some("exception")
+        );
     }
 
     #[test]
