@@ -45,7 +45,15 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
                         || crate::other_servers::launch(command).is_some())
             })
         });
-    if start_test {
+    // Launched again on the same host and port later: whether that port
+    // serves is the later server's question, asked once (a failed start
+    // the agent replaced is not a second unchecked port).
+    let relaunched = timeline.servers.iter().any(|later| {
+        later.launch > server.launch
+            && later.port() == Some(port)
+            && crate::timeline::same_host(later.host.as_deref(), server.host.as_deref())
+    });
+    if start_test || relaunched {
         return None;
     }
     let launch = launch_quote(timeline, server)?;
@@ -147,4 +155,39 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
         suggestion,
         server: Some(server.id),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    fn unchecked(transcript: &str) -> Vec<String> {
+        crate::analyze(&[crate::Source::new("t.txt", transcript)])
+            .findings
+            .into_iter()
+            .filter(|f| f.rule == super::RULE.id)
+            .map(|f| f.message)
+            .collect()
+    }
+
+    #[test]
+    fn a_start_replaced_on_the_same_port_asks_once_and_a_probe_is_the_newest_servers() {
+        // The first start fails on the bind; the agent frees the port and
+        // starts again, then checks the port: the check is the relaunch's,
+        // and the failed start is no second unchecked port.
+        let text = "$ uvicorn app:app --port 8000 &\nERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use\n$ fuser -k 8000/tcp\n$ uvicorn app:app --port 8000 &\nINFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)\n$ curl -s http://127.0.0.1:8000/health\n{\"ok\":true}\n";
+        assert_eq!(unchecked(text), Vec::<String>::new());
+        let report = crate::analyze(&[crate::Source::new("t.txt", text)]);
+        assert_eq!(report.servers.len(), 2);
+        assert_eq!(report.servers[0].ready, Some(false));
+        assert_eq!(report.servers[1].ready, Some(true));
+        // A relaunch nobody checked is the one finding.
+        let unverified = text.replace(
+            "$ curl -s http://127.0.0.1:8000/health\n{\"ok\":true}\n",
+            "",
+        );
+        let found = unchecked(&unverified.replace(
+            "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)\n",
+            "",
+        ));
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
 }

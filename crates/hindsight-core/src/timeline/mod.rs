@@ -2062,11 +2062,35 @@ fn attribute_observations(timeline: &mut Timeline) {
                     _ => false,
                 })
         };
-        let named: Vec<usize> = candidates
+        let mut named: Vec<usize> = candidates
             .iter()
             .copied()
             .filter(|&id| names_server(&timeline.servers[id]))
             .collect();
+        // A port reached after a newer launch on it is the newer server's:
+        // the one it replaced (failed, killed) is not looked at again.
+        let servers = &timeline.servers;
+        let newest_on = |port: Option<u16>| {
+            named
+                .iter()
+                .copied()
+                .filter(|&id| port.is_some() && servers[id].port() == port)
+                .max_by_key(|&id| servers[id].launch)
+        };
+        let keep: Vec<usize> = named
+            .iter()
+            .copied()
+            .filter(|&id| {
+                let port = servers[id].port();
+                port.is_none()
+                    || servers[id]
+                        .log_path
+                        .as_deref()
+                        .is_some_and(|p| checkpoint.reads(p).is_some())
+                    || newest_on(port) == Some(id)
+            })
+            .collect();
+        named = keep;
         let launches = timeline
             .servers
             .iter()
