@@ -527,9 +527,18 @@ pub fn settings_from_args(engine: Engine, args: &[String]) -> ServerSettings {
             "--speculative-algorithm" | "--speculative-algo" => {
                 settings.speculative_algorithm = value;
             }
-            "--speculative-draft-model-path" | "--speculative-draft" | "--speculative-model" => {
+            // llama.cpp: `-md` / `--model-draft`, `-hfd` / `--hf-repo-draft`.
+            "--speculative-draft-model-path"
+            | "--speculative-draft"
+            | "--speculative-model"
+            | "--model-draft"
+            | "-md"
+            | "--hf-repo-draft"
+            | "-hfd" => {
                 settings.draft_model = value;
             }
+            // llama.cpp's `--spec-type draft-mtp` (a built-in MTP head).
+            "--spec-type" => settings.speculative_algorithm = value,
             "--speculative-config" => {
                 if let Some(config) = value.as_deref() {
                     read_speculative_config(config, &mut settings);
@@ -712,6 +721,14 @@ mod tests {
         assert_eq!(s.port, None);
         let (_, s) = launch("docker run -d -p 8001:8000 vllm/vllm-openai:latest --model /m");
         assert_eq!(s.port, Some(8001));
+        // llama.cpp's drafter: a draft model, or a built-in MTP head.
+        let (_, s) = launch("llama-server -m /m.gguf -md /d.gguf --port 8080");
+        assert_eq!(
+            (s.draft_model.as_deref(), s.is_speculative()),
+            (Some("/d.gguf"), true)
+        );
+        let (_, s) = launch("llama-server -hf g/gemma --spec-type draft-mtp --spec-draft-n-max 4");
+        assert!(s.is_speculative());
         // TensorRT-LLM's offline runner under MPI: the world size, no port.
         let (e, s) = launch(
             "mpirun -n 8 --allow-run-as-root python3 ../run.py --max_output_len=2048 --engine_dir /e --streaming",

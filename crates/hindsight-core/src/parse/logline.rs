@@ -692,6 +692,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("accept len:", ACCEPT),
     ("acceptance length:", ACCEPT),
     ("acceptance rate:", ACCEPT),
+    ("draft acceptance = ", ACCEPT),
     ("HTTP/1", REQUEST),
     ("HTTP/2", REQUEST),
     ("[GIN]", REQUEST),
@@ -829,7 +830,17 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
             let rate = c.get(2).is_some_and(|m| m.as_str() == "%");
             value.is_some_and(|v| if rate { v > 0.0 } else { v > 1.0 })
         });
-        if accepting {
+        // llama.cpp's slot timing: `draft acceptance = 0.65000 (   65
+        // accepted /   100 generated)`, a share of one.
+        let share = message
+            .split_once("draft acceptance = ")
+            .is_some_and(|(_, rest)| {
+                rest.split_whitespace()
+                    .next()
+                    .and_then(crate::decimal::parse)
+                    .is_some_and(|v| v > 0.0)
+            });
+        if accepting || share {
             return Some(Signal::DraftAccepting);
         }
     }
@@ -2289,6 +2300,14 @@ fn python_logging_message(message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn llama_cpp_draft_acceptance_is_the_drafter_at_work() {
+        let line = "3.39.996.573 I slot print_timing: id  9 | task 0 | draft acceptance = 0.65000 (   65 accepted /   100 generated)";
+        assert_eq!(classify(line).signal, Some(Signal::DraftAccepting));
+        let none = "3.39.996.573 I slot print_timing: id  9 | task 0 | draft acceptance = 0.00000 (   0 accepted /   100 generated)";
+        assert_ne!(classify(none).signal, Some(Signal::DraftAccepting));
+    }
 
     #[test]
     fn byte_guards_reject_only_lines_their_patterns_reject() {
