@@ -676,10 +676,17 @@ fn summarize(report: &Report) -> Summary {
         .map(|s| s.name.clone())
         .collect();
     // A server the agent stopped on purpose did not fail.
+    // An Ollama API that answers while its runner died (the model it was
+    // asked for never served) failed too.
     let failed_servers = report
         .servers
         .iter()
-        .filter(|s| s.ready == Some(false))
+        .filter(|s| {
+            s.ready == Some(false)
+                || s.engine == crate::Engine::Ollama
+                    && s.stopped_by.is_none()
+                    && s.failure.is_some()
+        })
         .filter(|s| {
             s.stopped_by.is_none()
                 || s.failure
@@ -721,9 +728,14 @@ fn summarize(report: &Report) -> Summary {
                 None => by_replacement.push((by.id, vec![server])),
             },
             None => failed.push(format!(
-                "server {} ({}) failed{}",
+                "server {} ({}) {}{}",
                 server.id + 1,
                 server.label(),
+                if server.ready == Some(true) {
+                    "answers, but its model runner failed"
+                } else {
+                    "failed"
+                },
                 how(server)
             )),
         }

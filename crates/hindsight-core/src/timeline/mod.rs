@@ -446,7 +446,14 @@ impl Lifecycle {
             // 500 when the model it loads on demand fails): up, not serving.
             Signal::Request {
                 status: Some(500..=599),
-            } => None,
+            } => {
+                // Ollama's API answering 500 for a model its runner could not
+                // load is still the API up (the failure is the runner's).
+                if self.engine == Engine::Ollama {
+                    self.ready = true;
+                }
+                None
+            }
             // A served request shows a working server, readiness line or not.
             Signal::Request { .. } => {
                 self.ready = true;
