@@ -1576,15 +1576,27 @@ fn create_servers(timeline: &mut Timeline) {
     // The same command run earlier in the foreground, before the agent ran
     // it as a server (`python main.py` crashed, fixed, then run in the
     // background): that first run was a start of the same server.
+    // Other commands by text, looked up once per server (a long session
+    // has many of each).
+    let mut others: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for checkpoint in &timeline.checkpoints {
+        if checkpoint.kind == CheckpointKind::Other {
+            others
+                .entry(checkpoint.command.trim())
+                .or_default()
+                .push(checkpoint.id);
+        }
+    }
     let mut earlier: Vec<Server> = Vec::new();
     for server in &timeline.servers {
         let Some(launch) = server.launch.map(|l| &timeline.checkpoints[l]) else {
             continue;
         };
-        let text = launch.command.trim();
-        for before in &timeline.checkpoints[..launch.id] {
-            if before.kind == CheckpointKind::Other
-                && before.command.trim() == text
+        let Some(same) = others.get(launch.command.trim()) else {
+            continue;
+        };
+        for before in same.iter().map(|&id| &timeline.checkpoints[id]) {
+            if before.id < launch.id
                 && same_host(before.host.as_deref(), launch.host.as_deref())
                 && !earlier.iter().any(|s| s.launch == Some(before.id))
                 && !became_launches.contains(&before.id)
