@@ -352,6 +352,15 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
         "--hostname",
     ];
     while let Some(word) = argv.get(i) {
+        // `${HF_TOKEN:+-e HF_TOKEN="$HF_TOKEN"}`: options only when a
+        // variable is set, split by the shell into words up to the `}`.
+        if word.starts_with("${") && word.contains(":+") {
+            while argv.get(i).is_some_and(|w| !w.ends_with('}')) {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
         if !word.starts_with('-') {
             break;
         }
@@ -712,6 +721,12 @@ mod tests {
         // after the image; the image (a variable here) tells nothing.
         let (e, s) = launch(
             "docker run -d --gpus all -p 8000:8000 --entrypoint python3 ${IMAGE} -m vllm.entrypoints.openai.api_server --model /m --port 8000 --tensor-parallel-size 8",
+        );
+        assert_eq!((e, s.tp_size, s.port), (Engine::Vllm, Some(8), Some(8000)));
+        // Options behind a conditional expansion are skipped, not taken for
+        // the image.
+        let (e, s) = launch(
+            "docker run -d --gpus all ${HF_TOKEN:+-e HF_TOKEN=\"$HF_TOKEN\"} --ulimit nofile=65535:65535 --entrypoint python3 ${IMAGE} -m vllm.entrypoints.openai.api_server --model /m --port 8000 --tensor-parallel-size 8",
         );
         assert_eq!((e, s.tp_size, s.port), (Engine::Vllm, Some(8), Some(8000)));
         // With host networking the published mapping is discarded: the

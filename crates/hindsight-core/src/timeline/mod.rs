@@ -2379,7 +2379,9 @@ fn probed_servers(timeline: &mut Timeline) {
                     .iter()
                     .filter(|s| {
                         here(s)
-                            && s.launch.is_some()
+                            // Launched here, or known from its log and asked
+                            // on its engine's default port.
+                            && (s.launch.is_some() || s.engine.default_port() == Some(port))
                             && s.port().is_none()
                             && s.stopped_by.is_none()
                             && s.exited.is_none()
