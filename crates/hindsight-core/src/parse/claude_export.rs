@@ -262,6 +262,19 @@ mod tests {
     }
 
     #[test]
+    fn odd_exports_never_panic() {
+        for text in [
+            "# Claude Session Export\n### Assistant\n[\n  {\n",
+            "# Claude Session Export\n### User\n> t\n[\n1, \"x\", null, [], {}\n]\n",
+            "# Claude Session Export\n### Assistant\n[\n]\n### User\n]\n[\n",
+            "# Claude Session Export\n### Assistant\n> \u{1f916}\n\u{0}\u{feff}[\n  {\n  }\n]\n",
+        ] {
+            let report = crate::analyze(&[crate::Source::new("t.md", text)]);
+            assert!(report.checkpoints.is_empty(), "{text:?}");
+        }
+    }
+
+    #[test]
     fn a_broken_array_is_a_diagnostic_and_the_rest_is_read() {
         let broken = EXPORT.replacen("\"id\": \"toolu_2\",", "\"id\": \"toolu_2\" oops", 1);
         let parsed = parse(&broken, 0);
