@@ -244,13 +244,7 @@ impl State {
             };
             let event = self.push(
                 span,
-                EventKind::Command {
-                    text: format!("{BROWSER_OPEN} {url}"),
-                    actor,
-                    prompt_host: None,
-                    time,
-                    background: false,
-                },
+                EventKind::tool_command(format!("{BROWSER_OPEN} {url}"), actor, time),
             );
             self.commands.insert(id, event);
         } else if KILL_TOOLS.contains(&name) {
@@ -261,13 +255,7 @@ impl State {
                 .unwrap_or("");
             self.push(
                 span,
-                EventKind::Command {
-                    text: format!("{KILL_SHELL} {shell}"),
-                    actor,
-                    prompt_host: None,
-                    time,
-                    background: false,
-                },
+                EventKind::tool_command(format!("{KILL_SHELL} {shell}"), actor, time),
             );
         } else if POLL_TOOLS.contains(&name) {
             let shell = input
@@ -285,13 +273,7 @@ impl State {
                 // look at its output, and later polls of it add to that.
                 let command = self.push(
                     span,
-                    EventKind::Command {
-                        text: format!("{SHELL_OUTPUT} {shell}"),
-                        actor,
-                        prompt_host: None,
-                        time,
-                        background: false,
-                    },
+                    EventKind::tool_command(format!("{SHELL_OUTPUT} {shell}"), actor, time),
                 );
                 self.shells.insert(shell.to_owned(), command);
             }

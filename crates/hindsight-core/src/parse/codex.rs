@@ -96,26 +96,22 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 let call = payload.get("call_id").and_then(Value::as_str).unwrap_or("");
                 let event = if chars.contains('\u{3}') {
                     // Ctrl-C: the session's process is stopped.
-                    push(EventKind::Command {
-                        text: format!("{} {session}", super::claude_code::KILL_SHELL),
-                        actor: Actor::Agent,
-                        prompt_host: None,
+                    push(EventKind::tool_command(
+                        format!("{} {session}", super::claude_code::KILL_SHELL),
+                        Actor::Agent,
                         time,
-                        background: false,
-                    })
+                    ))
                 } else if let Some(&command) = sessions.get(&session) {
                     // A poll: more output of the command that runs there.
                     push(EventKind::Unrecognized);
                     command
                 } else {
                     // A session started before this rollout: a look at it.
-                    let command = push(EventKind::Command {
-                        text: format!("{} {session}", super::claude_code::SHELL_OUTPUT),
-                        actor: Actor::Agent,
-                        prompt_host: None,
+                    let command = push(EventKind::tool_command(
+                        format!("{} {session}", super::claude_code::SHELL_OUTPUT),
+                        Actor::Agent,
                         time,
-                        background: false,
-                    });
+                    ));
                     sessions.insert(session, command);
                     command
                 };
@@ -123,13 +119,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             }
             ("response_item", "function_call" | "local_shell_call" | "custom_tool_call") => {
                 if let Some(command) = command_of(payload) {
-                    let id = push(EventKind::Command {
-                        text: command,
-                        actor: Actor::Agent,
-                        prompt_host: None,
-                        time,
-                        background: false,
-                    });
+                    let id = push(EventKind::tool_command(command, Actor::Agent, time));
                     if let Some(call) = payload.get("call_id").and_then(Value::as_str) {
                         calls.insert(call.to_owned(), id);
                     }
@@ -229,13 +219,14 @@ fn running_session(output: Option<&Value>) -> Option<String> {
         Value::Object(object) => object.get("output").and_then(Value::as_str)?,
         _ => return None,
     };
-    let header = text.split("Output:\n").next().unwrap_or(text);
-    let at = header.find("Process running with session ID ")?;
-    let id: String = header[at + "Process running with session ID ".len()..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    (!id.is_empty()).then_some(id)
+    // In the header's first lines, as `header` reads the exit code: never
+    // a scan of the whole output.
+    text.lines().take(8).find_map(|line| {
+        let id = line
+            .strip_prefix("Process running with session ID ")?
+            .trim();
+        (!id.is_empty() && id.chars().all(|c| c.is_ascii_digit())).then(|| id.to_owned())
+    })
 }
 
 /// The shell command of a tool call, whichever generation of tool it is.

@@ -238,6 +238,21 @@ pub enum EventKind {
     Unrecognized,
 }
 
+impl EventKind {
+    /// A command from an agent's tool call, with no prompt host, run in the
+    /// foreground: a shell call, or what another tool stands for (a
+    /// background shell stopped or read, a page loaded, a session's Ctrl-C).
+    pub(crate) fn tool_command(text: String, actor: Actor, time: Option<String>) -> EventKind {
+        EventKind::Command {
+            text,
+            actor,
+            prompt_host: None,
+            time,
+            background: false,
+        }
+    }
+}
+
 /// The events of one source plus what went wrong reading it.
 #[derive(Debug, Clone, Default)]
 pub struct Parsed {

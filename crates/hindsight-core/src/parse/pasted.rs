@@ -283,17 +283,19 @@ struct TuiOutput {
 
 /// Parses pasted text into message, prose, command and output events.
 pub fn parse(text: &str, source: usize) -> Parsed {
-    let lines: Vec<(usize, &str)> = lines_with_offsets(text)
-        .flat_map(|(offset, line)| {
-            // Output that ends without a newline (`curl`'s JSON) has the next
-            // prompt glued to it: `…}user@host:~$ curl …`. Two lines, at
-            // their own offsets.
-            match glued_prompt(line) {
-                Some(at) => vec![(offset, &line[..at]), (offset + at, &line[at..])],
-                None => vec![(offset, line)],
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    for (offset, line) in lines_with_offsets(text) {
+        // Output that ends without a newline (`curl`'s JSON) has the next
+        // prompt glued to it: `…}user@host:~$ curl …`. Two lines, at their
+        // own offsets.
+        match glued_prompt(line) {
+            Some(at) => {
+                lines.push((offset, &line[..at]));
+                lines.push((offset + at, &line[at..]));
             }
-        })
-        .collect();
+            None => lines.push((offset, line)),
+        }
+    }
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
     let mut parser = Parser {
         text,
@@ -563,13 +565,11 @@ impl Parser<'_> {
                 .cover(self.line_span(end.min(self.lines.len() - 1)));
             let event = self.push(
                 span,
-                EventKind::Command {
-                    text: format!("{} {session}", super::claude_code::KILL_SHELL),
-                    actor: Actor::Agent,
-                    prompt_host: None,
-                    time: None,
-                    background: false,
-                },
+                EventKind::tool_command(
+                    format!("{} {session}", super::claude_code::KILL_SHELL),
+                    Actor::Agent,
+                    None,
+                ),
             );
             self.awaiting_output = Some(event);
             self.fence = Some(Fence::Other);
@@ -754,13 +754,11 @@ impl Parser<'_> {
                 let span = self.line_span(index);
                 let event = self.push(
                     span,
-                    EventKind::Command {
-                        text: super::claude_code::SHELL_OUTPUT.to_owned(),
-                        actor: Actor::Agent,
-                        prompt_host: None,
-                        time: None,
-                        background: false,
-                    },
+                    EventKind::tool_command(
+                        super::claude_code::SHELL_OUTPUT.to_owned(),
+                        Actor::Agent,
+                        None,
+                    ),
                 );
                 self.last_background = Some(event);
             }
@@ -780,13 +778,11 @@ impl Parser<'_> {
             let span = self.line_span(index);
             let event = self.push(
                 span,
-                EventKind::Command {
-                    text: format!("{} {url}", super::claude_code::BROWSER_OPEN),
-                    actor: Actor::Agent,
-                    prompt_host: None,
-                    time: None,
-                    background: false,
-                },
+                EventKind::tool_command(
+                    format!("{} {url}", super::claude_code::BROWSER_OPEN),
+                    Actor::Agent,
+                    None,
+                ),
             );
             self.skipping_results = false;
             self.open = Some(OpenCommand {
@@ -808,13 +804,11 @@ impl Parser<'_> {
             let span = self.line_span(index);
             self.push(
                 span,
-                EventKind::Command {
-                    text: format!("{} {shell}", super::claude_code::KILL_SHELL),
-                    actor: Actor::Agent,
-                    prompt_host: None,
-                    time: None,
-                    background: false,
-                },
+                EventKind::tool_command(
+                    format!("{} {shell}", super::claude_code::KILL_SHELL),
+                    Actor::Agent,
+                    None,
+                ),
             );
             self.skipping_results = true;
             return index + 1;
