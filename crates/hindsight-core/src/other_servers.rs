@@ -274,6 +274,10 @@ const PROGRAMS: &[Program] = &[
     },
 ];
 
+/// Programs whose port flag or positional port is the one they forward to
+/// (tunnels), never their own.
+const FORWARDERS: &[&str] = &["ngrok", "cloudflared"];
+
 /// A non-engine server launch: its port, given or by default, when known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OtherServer {
@@ -370,23 +374,20 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
         Some(program) => {
             // `docker compose up` without `-d` blocks; either way it starts
             // servers. A positional port (`http.server 9000`) counts too.
-            let tunnel = matches!(program.words.first(), Some(&("ngrok" | "cloudflared")));
-            let port = port
-                .filter(|_| !tunnel)
-                .or_else(|| positional_port(argv, program.words.len()).filter(|_| !tunnel));
+            let port = if FORWARDERS.contains(&program.words[0]) {
+                None
+            } else {
+                port.or_else(|| positional_port(argv, program.words.len()))
+            };
             // `docker compose up -d redis`: one service named for a
             // well-known server takes that server's port.
-            let program_default = program
+            let default = program
                 .default_port
                 .or_else(|| compose_service_port(&words, program.words));
-            let program = Program {
-                words: program.words,
-                default_port: program_default,
-            };
             Some(OtherServer {
                 program: program_name(&words, program.words),
-                port: port.or(program.default_port),
-                default_port: port.is_none() && program.default_port.is_some(),
+                port: port.or(default),
+                default_port: port.is_none() && default.is_some(),
             })
         }
         // Anything started in the background that takes a port serves, and
@@ -438,6 +439,13 @@ fn compose_service_port(words: &[&str], program: &[&str]) -> Option<u16> {
     }
 }
 
+/// Whether a package script's name is of a kind: `dev`, `dev:e2e`,
+/// `dev-worker` for `dev`.
+pub(crate) fn script_of_kind(name: &str, kind: &str) -> bool {
+    name.strip_prefix(kind)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '-']))
+}
+
 /// The program as the command names it: the pattern's words, with a
 /// package script's own name for the last (`npm run dev:e2e:worker`).
 fn program_name(words: &[&str], pattern: &[&str]) -> String {
@@ -446,10 +454,7 @@ fn program_name(words: &[&str], pattern: &[&str]) -> String {
     if let Some(last) = name.last_mut()
         && scripted
         && matches!(*last, "dev" | "start" | "serve")
-        && let Some(actual) = words.iter().find(|w| {
-            w.strip_prefix(*last)
-                .is_some_and(|rest| rest.starts_with(':') || rest.starts_with('-'))
-        })
+        && let Some(actual) = words.iter().find(|w| script_of_kind(w, last))
     {
         *last = actual;
     }
@@ -575,9 +580,7 @@ fn matches_words(words: &[&str], pattern: &[&str]) -> bool {
         let variant = |word: &str| {
             matches!(*want, "dev" | "start" | "serve")
                 && matches!(*first, "npm" | "pnpm" | "yarn" | "bun")
-                && word
-                    .strip_prefix(want)
-                    .is_some_and(|rest| rest.starts_with(':') || rest.starts_with('-'))
+                && script_of_kind(word, want)
         };
         if words.get(at) != Some(want) && !words.get(at).is_some_and(|w| variant(w)) {
             return false;

@@ -683,9 +683,7 @@ fn summarize(report: &Report) -> Summary {
         .iter()
         .filter(|s| {
             s.ready == Some(false)
-                || s.engine == crate::Engine::Ollama
-                    && s.stopped_by.is_none()
-                    && s.failure.is_some()
+                || s.engine == Engine::Ollama && s.stopped_by.is_none() && s.failure.is_some()
         })
         .filter(|s| {
             s.stopped_by.is_none()
@@ -751,12 +749,9 @@ fn summarize(report: &Report) -> Summary {
             ),
             _ => {
                 let ids: Vec<String> = group.iter().map(|s| (s.id + 1).to_string()).collect();
-                let ids = match ids.split_last() {
-                    Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-                    None => String::new(),
-                };
                 format!(
-                    "servers {ids} ({}) failed and server {} replaced them, up",
+                    "servers {} ({}) failed and server {} replaced them, up",
+                    crate::rules::and_list(&ids),
                     group[0].label(),
                     by + 1
                 )

@@ -12,7 +12,7 @@
 //! [`crate::claims`].
 
 use super::gpu_release_unverified::{Outcome as Gpu, gpu_outcome};
-use super::{CheckStatus, Finding, Rule, Severity, at_prose, log_path_or_hint, on_host};
+use super::{CheckStatus, Finding, Rule, Severity, and_list, at_prose, log_path_or_hint, on_host};
 use crate::claims::{Claim, claims};
 use crate::parse::{Role, Signal};
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Outcome, Prose, Server, Timeline};
@@ -278,7 +278,7 @@ fn check(
         },
         message: format!(
             "The agent wrote that {}{}, but nothing it saw before supports it ({}).",
-            join(&stated),
+            and_list(&stated),
             at_prose(prose),
             missing.join("; ")
         ),
@@ -423,15 +423,6 @@ fn suggestion(claims: &[(Claim, Support)], server: Option<&Server>) -> String {
         }
     }
     commands.join("; ")
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn join(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 #[cfg(test)]

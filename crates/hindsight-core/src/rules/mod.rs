@@ -186,6 +186,15 @@ fn at_message(checkpoint: &Checkpoint) -> String {
         .unwrap_or_default()
 }
 
+/// `a`, `a and b`, `a, b and c`.
+pub(crate) fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// ` (msg 3137)` for prose, when it has a message number.
 fn at_prose(prose: &crate::timeline::Prose) -> String {
     prose

@@ -62,12 +62,7 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
                 || arg(1) == "install"
                 || arg(1) == "ci"
                 // `npm run build`, `npm run build:prod`, `npm run build-e2e`.
-                || arg(1) == "run"
-                    && arg(2)
-                        .strip_prefix("build")
-                        .is_some_and(|rest| {
-                            rest.is_empty() || rest.starts_with(':') || rest.starts_with('-')
-                        }) =>
+                || arg(1) == "run" && crate::other_servers::script_of_kind(arg(2), "build") =>
         {
             return CheckpointKind::Build;
         }

@@ -714,6 +714,12 @@ impl Server {
         (now || before).then_some(default)
     }
 
+    /// The checkpoint where the session first met it: its launch, else the
+    /// first look at it (a server found running or only probed).
+    pub fn first_seen(&self) -> Option<usize> {
+        self.launch.or_else(|| self.observed_by.first().copied())
+    }
+
     /// The port it serves on: see [`Server::port_with_source`].
     pub fn port(&self) -> Option<u16> {
         self.port_with_source().map(|(port, _)| port)
@@ -784,7 +790,7 @@ impl Server {
             Some(false)
         } else if self.lifecycle.ready && !self.lifecycle.failure_ends_server() {
             Some(true)
-        } else if self.lifecycle.failure.is_some() || self.stopped_by.is_some() {
+        } else if self.lifecycle.failure.is_some() {
             Some(false)
         } else if self.log_source.is_none() {
             // Without a log, the last request or listing that reached it
@@ -1278,11 +1284,21 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
     let mut checks = Vec::new();
     // A client that is not installed asked nothing (`redis-cli: command
     // not found`, exit 127).
-    let not_run = checkpoint.exit_code == Some(127)
-        || lines.iter().any(|(_, line)| {
-            line.contains("command not found") || line.contains("is not recognized as")
-        });
-    if not_run && checkpoint.commands.len() == 1 {
+    // Asked only of a lone probe: every checkpoint comes here, and most
+    // outputs (log tails, builds) need no second read.
+    let probes = checkpoint.observations.iter().any(|o| {
+        matches!(
+            o,
+            Observation::Http { .. } | Observation::PortListing { .. }
+        )
+    });
+    let not_run = || {
+        checkpoint.exit_code == Some(127)
+            || lines.iter().any(|(_, line)| {
+                line.contains("command not found") || line.contains("is not recognized as")
+            })
+    };
+    if probes && checkpoint.commands.len() == 1 && not_run() {
         return checks;
     }
     for observation in &checkpoint.observations {
@@ -1538,10 +1554,10 @@ fn create_servers(timeline: &mut Timeline) {
             let last = checkpoint.commands[index + 1..]
                 .iter()
                 .all(|c| c.piped_from_previous);
-            // (Run in the background by the agent's tool, the status can
-            // only come from a later poll: the process has ended then too.)
             // Claude Code stops a foreground command at its timeout (`Error:
-            // Command timed out after 10s`): the server is gone too.
+            // Command timed out after 10s`): the server is gone too. A run in
+            // the tool's background is judged by what its polls show, not by
+            // a status.
             let timed_out = checkpoint.seen.iter().next().is_some_and(|l| {
                 l.text
                     .trim_start()
@@ -2081,7 +2097,7 @@ fn attribute_observations(timeline: &mut Timeline) {
                     _ => false,
                 })
         };
-        let mut named: Vec<usize> = candidates
+        let reached: Vec<usize> = candidates
             .iter()
             .copied()
             .filter(|&id| names_server(&timeline.servers[id]))
@@ -2090,13 +2106,13 @@ fn attribute_observations(timeline: &mut Timeline) {
         // the one it replaced (failed, killed) is not looked at again.
         let servers = &timeline.servers;
         let newest_on = |port: Option<u16>| {
-            named
+            reached
                 .iter()
                 .copied()
-                .filter(|&id| port.is_some() && servers[id].port() == port)
+                .filter(|&id| servers[id].port() == port)
                 .max_by_key(|&id| servers[id].launch)
         };
-        let keep: Vec<usize> = named
+        let named: Vec<usize> = reached
             .iter()
             .copied()
             .filter(|&id| {
@@ -2109,7 +2125,6 @@ fn attribute_observations(timeline: &mut Timeline) {
                     || newest_on(port) == Some(id)
             })
             .collect();
-        named = keep;
         let launches = timeline
             .servers
             .iter()
@@ -2450,11 +2465,9 @@ fn probed_servers(timeline: &mut Timeline) {
 /// where it was first seen. Servers seen only in a log keep their place
 /// after those. Runs before anything refers to a server by its index.
 fn order_servers(timeline: &mut Timeline) {
-    timeline.servers.sort_by_key(|s| {
-        s.launch
-            .or_else(|| s.observed_by.first().copied())
-            .unwrap_or(usize::MAX)
-    });
+    timeline
+        .servers
+        .sort_by_key(|s| s.first_seen().unwrap_or(usize::MAX));
     for (id, server) in timeline.servers.iter_mut().enumerate() {
         server.id = id;
     }
@@ -2491,9 +2504,7 @@ fn mark_stopped(timeline: &mut Timeline) {
             .servers
             .iter()
             .filter(|s| {
-                s.launch
-                    .or_else(|| s.observed_by.first().copied())
-                    .is_some_and(|l| l < kill.id)
+                s.first_seen().is_some_and(|l| l < kill.id)
                     && s.stopped_by.is_none()
                     && same_host(s.host.as_deref(), kill.host.as_deref())
             })
