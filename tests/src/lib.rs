@@ -5,6 +5,8 @@
 //! (the full report, a golden file). Set `UPDATE_GOLDEN=1` to rewrite golden
 //! files after an intended change, then review the diff.
 
+#![forbid(unsafe_code)]
+
 pub mod corpus;
 pub mod generate;
 

@@ -12,6 +12,8 @@
 //! The same wasm runs in the page and in the worker: `main` mounts the page
 //! when there is a `window`, and otherwise serves analysis requests.
 
+#![forbid(unsafe_code)]
+
 mod app;
 mod browser;
 mod editor;

@@ -126,6 +126,12 @@ fn discover(dir: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The `[rules]` of a `hindsight.toml` text (the fuzz target's way in: the
+/// same reading as a file's, without the file).
+pub(crate) fn parse_text(text: &str) -> Result<Config> {
+    Ok(toml::from_str::<File>(text)?.rules)
+}
+
 fn read_file(path: &Path) -> Result<File> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;

@@ -9,8 +9,12 @@
 //! ran and no finding reached `--fail-on`; [`EXIT_FINDINGS`] (1) when one did;
 //! [`EXIT_ERROR`] (2) for usage errors, unreadable inputs and bad configuration.
 
+#![forbid(unsafe_code)]
+
 mod config;
 mod diff;
+#[doc(hidden)]
+pub mod fuzzing;
 mod hook;
 mod inputs;
 mod install;

@@ -1,5 +1,7 @@
 //! The `hindsight` binary: wires the real process I/O to [`hindsight_cli::run`].
 
+#![forbid(unsafe_code)]
+
 use std::io::IsTerminal;
 use std::process::ExitCode;
 

@@ -7,6 +7,8 @@
 //! text → [`parse::detect`] → one parser per format → events with spans →
 //! [`timeline`] → [`rules`] → [`report::Report`] → renderers.
 
+#![forbid(unsafe_code)]
+
 pub mod claims;
 pub mod condense;
 pub mod config;

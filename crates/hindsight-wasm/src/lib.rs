@@ -16,6 +16,8 @@
 //! (not an array of sources, an unknown format name) throws a JS `Error`;
 //! anything else, however garbled, becomes a report with diagnostics.
 
+#![forbid(unsafe_code)]
+
 use hindsight_core::{Config, Format, Severity, Source};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;

@@ -7,6 +7,7 @@
 //! With a substring, only the items whose path under `corpus/` holds it are
 //! analyzed, and the figures are theirs alone.
 
+#![forbid(unsafe_code)]
 // A command-line tool: printing is its job.
 #![allow(clippy::print_stdout)]
 

@@ -9,6 +9,7 @@
 //! file-history snapshots, every record with Claude Code's metadata fields.
 //! Deterministic (`hindsight_tests::generate`), so figures compare.
 
+#![forbid(unsafe_code)]
 // A command-line tool: printing is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

@@ -10,6 +10,7 @@
 //! whole files, `token_count` events and screenshots as base64. Deterministic
 //! (`hindsight_tests::generate`), so figures compare.
 
+#![forbid(unsafe_code)]
 // A command-line tool: printing is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

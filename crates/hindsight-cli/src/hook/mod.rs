@@ -177,6 +177,23 @@ pub(crate) fn run(args: &HookArgs, io: &mut Io<'_>) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
+/// The fuzz target's way in: one event read as `pick` chooses the agent,
+/// and the answers a stop would give, without the session's files.
+pub(crate) fn fuzz_event(pick: u8, raw: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<Value>(raw) else {
+        return;
+    };
+    let read = match pick % 3 {
+        0 => claude_code::read(&value),
+        1 => codex::read(&value),
+        _ => gemini::read(&value),
+    };
+    if let Ok(input) = read {
+        let _ = answer(&Answer::Block(input.event.clone()), &input, "");
+        let _ = answer(&Answer::Tell(input.session.clone()), &input, "");
+    }
+}
+
 /// Reads the event, brings the session up to date and decides.
 fn guard(args: &HookArgs, raw: &[u8], current_dir: &Path, dir: &Path) -> Result<Option<Value>> {
     let value: Value = serde_json::from_slice(raw).context("the event is not JSON")?;

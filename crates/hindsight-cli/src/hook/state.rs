@@ -237,7 +237,10 @@ impl Session {
             .context("no condenser")?;
         let mut text_file = open_private(&self.text_path, false)?;
         // Only what the state vouches for: a call that died after appending
-        // and before saving left lines the next one condenses again.
+        // and before saving left lines the next one condenses again. A state
+        // that vouches for more than the file holds is damaged: never grow
+        // the file (or a buffer) to a size read from disk.
+        state.text_bytes = state.text_bytes.min(text_file.metadata()?.len());
         text_file.set_len(state.text_bytes)?;
         text_file.seek(SeekFrom::End(0))?;
         file.seek(SeekFrom::Start(state.offset))?;
@@ -278,6 +281,22 @@ impl Session {
             condensed: true,
             original_bytes: state.offset,
         })
+    }
+}
+
+/// The fuzz target's way in: a saved state as [`Session::load`] reads it,
+/// and its condenser (if any) going on with `lines`, as
+/// [`Session::refresh`] does, without the files.
+pub(crate) fn fuzz_state(saved: &[u8], lines: &str) {
+    let Ok(state) = serde_json::from_slice::<State>(saved) else {
+        return;
+    };
+    let format = state.format.unwrap_or(Format::PastedText);
+    if let Some(mut condenser) = state.condenser.or_else(|| Condenser::for_format(format)) {
+        for line in lines.split('\n') {
+            let _ = condenser.line(line);
+        }
+        let _ = condenser.finish();
     }
 }
 
