@@ -324,6 +324,11 @@ fn shapes() -> Vec<Shape> {
             "vk-prod-7f3a9c2e5b8d41f6".to_owned(),
         ),
         shape(
+            "LMDeploy --api-keys flag, in a shell's job report",
+            "/root/start.sh: line 11:     7 Aborted                 (core dumped) lmdeploy serve api_server /m --server-port 8000 --api-keys {} --tp 4",
+            "lmd_8f2c41a97be03d5e".to_owned(),
+        ),
+        shape(
             "SGLang --api-key flag",
             "python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 --api-key {} --port 30000",
             "d9d67a9f17795a3413ef64db5bf2f2a66e7fb9c3d0d13cf4".to_owned(),

@@ -136,6 +136,14 @@ const CLAIMS: &[(&str, &[Claim])] = &[
     ("服务已启动，监听 8085 端口。", &[Ready, Port(8085)]),
     ("服务器已经启动了。", &[Ready]),
     ("vLLM 已成功启动。", &[Ready]),
+    (
+        "那是旧进程冲突造成的失败，后来用另一个任务已经重启成功了。",
+        &[Ready],
+    ),
+    (
+        "The dev server restarted successfully on the second try.",
+        &[Ready],
+    ),
     ("模型正在运行，可以开始测试了。", &[Ready]),
     ("模型权重加载完成。", &[Loaded]),
     ("显存已释放。", &[GpusFree]),

@@ -17,8 +17,9 @@ use super::{Actor, Event, EventKind, Parsed, Role};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Span, lines_with_offsets};
 
-/// Tool names that run shell commands.
-pub(crate) const SHELL_TOOLS: &[&str] = &["Bash", "bash"];
+/// Tool names that run shell commands (Claude Code on Windows has a
+/// `PowerShell` tool beside `Bash`).
+pub(crate) const SHELL_TOOLS: &[&str] = &["Bash", "bash", "PowerShell"];
 /// Tool names that poll a background shell's output.
 pub(crate) const POLL_TOOLS: &[&str] = &["BashOutput", "TaskOutput"];
 
@@ -392,6 +393,23 @@ impl State {
             }
             let (exit_code, body) = split_exit_code(&text);
             let body = text.len() - body.len();
+            // A read of a background task's output file is a poll of it.
+            if let Some(EventKind::Command { text: read, .. }) =
+                self.parsed.events.get(command).map(|e| &e.kind)
+                && let Some(task) = task_output_read(read)
+                && let Some(&launch) = self.shells.get(task)
+                && launch != command
+            {
+                self.push(
+                    span,
+                    EventKind::Output {
+                        command: launch,
+                        text: Some(text.get(body..).unwrap_or_default().to_owned()),
+                        exit_code: None,
+                        is_error: false,
+                    },
+                );
+            }
             if text.contains("<persisted-output>") {
                 self.parsed.diagnostics.push(Diagnostic::info(
                     span.source,
@@ -450,6 +468,23 @@ impl State {
             );
         }
     }
+}
+
+/// The background task whose output file a command reads: Claude Code
+/// writes a background shell's output to `…/tasks/<id>.output`, and agents
+/// `cat` or `tail` that file instead of polling. `None` for any other
+/// command.
+pub(crate) fn task_output_read(command: &str) -> Option<&str> {
+    let at = command.find("/tasks/")? + "/tasks/".len();
+    let rest = &command[at..];
+    let end = rest.find(".output")?;
+    let id = &rest[..end];
+    (!id.is_empty()
+        && id.len() <= 40
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+    .then_some(id)
 }
 
 /// The text of a tool result: a string, or a list of text blocks.

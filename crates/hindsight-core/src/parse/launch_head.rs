@@ -12,7 +12,9 @@
 //!
 //! Only the head is looked at (the first [`HEAD_LINES`] lines): a command
 //! pasted above a log comes first, and a log's own lines never start a
-//! launch.
+//! launch. The one exception is a shell's job report near the end (`line
+//! 11: 7 Aborted (core dumped) lmdeploy serve …`), which names the command
+//! that just ended.
 
 use crate::engine::{Engine, ServerSettings, launch_from_command, settings_from_args};
 use crate::parse::logline::{strip_ansi, strip_envelope};
@@ -85,7 +87,70 @@ pub fn find(text: &str, engine: Engine) -> Option<HeadLaunch> {
         }
         index += 1;
     }
+    job_report(text, engine)
+}
+
+/// How many lines from the end may hold a shell's job report.
+const TAIL_LINES: usize = 40;
+
+/// The command a shell's job report names at the end of a log: bash tells
+/// how a job ended with its whole command line (`start.sh: line 11:  7
+/// Aborted (core dumped) lmdeploy serve api_server … --tp 4`, `[1]+
+/// Killed python -m vllm…`), the only place some logs show it.
+fn job_report(text: &str, engine: Engine) -> Option<HeadLaunch> {
+    let from = floor_char_boundary(text, text.len().saturating_sub(64 * 1024));
+    let tail: Vec<(usize, &str)> = lines_with_offsets(&text[from..]).collect();
+    for &(offset, line) in tail.iter().rev().take(TAIL_LINES) {
+        let Some(command) = job_command(line) else {
+            continue;
+        };
+        if let Some((engine, settings)) = launch_in_log(command, engine) {
+            return Some(HeadLaunch {
+                start: from + offset,
+                end: from + offset + line.len(),
+                engine,
+                settings,
+            });
+        }
+    }
     None
+}
+
+/// The command of a bash job report line, after its status word.
+fn job_command(line: &str) -> Option<&str> {
+    const ENDS: &[&str] = &[
+        "Aborted",
+        "Killed",
+        "Segmentation fault",
+        "Terminated",
+        "Bus error",
+        "Illegal instruction",
+        "Floating point exception",
+        "Quit",
+        "Hangup",
+        "Done",
+        "Exit ",
+    ];
+    let at = ENDS.iter().filter_map(|end| line.find(end)).min()?;
+    let before = line[..at].trim_end();
+    // What bash writes before the status: `script: line N: PID` or `[N]+`.
+    let shaped = before.ends_with(|c: char| c.is_ascii_digit())
+        && (before.contains(": line ") || before.split_whitespace().count() == 1)
+        || before.starts_with('[') && before.trim_end_matches(['+', '-', ' ']).ends_with(']');
+    if !shaped {
+        return None;
+    }
+    let mut rest = line[at..].trim_start();
+    // The status, its code (`Exit 1`) and `(core dumped)`, then spaces.
+    rest = rest
+        .split_once("  ")
+        .map_or(rest, |(_, after)| after)
+        .trim_start();
+    rest = rest
+        .strip_prefix("(core dumped)")
+        .unwrap_or(rest)
+        .trim_start();
+    (!rest.is_empty()).then_some(rest)
 }
 
 /// Where a command starts on a line, after what wraps it: a shell prompt,
@@ -178,6 +243,15 @@ fn launch_in_log(command: &str, engine: Engine) -> Option<(Engine, ServerSetting
             }
         }
         if engine == Engine::Unknown {
+            // A serving program of no known engine (`lmdeploy serve
+            // api_server … --server-port 8000 --tp 4`, `tritonserver`):
+            // its port, and the parallel sizes its flags spell as the
+            // engines do.
+            if let Some(other) = crate::other_servers::launch(simple) {
+                let mut settings = settings_from_args(Engine::Unknown, &argv[1..]);
+                settings.port = other.port.filter(|_| !other.default_port).or(settings.port);
+                return Some((Engine::Unknown, settings));
+            }
             continue;
         }
         // `python3 api_server.py --port …`, `./server -m … --port …`: the
@@ -325,6 +399,24 @@ mod tests {
         assert_eq!(s.speculative_algorithm.as_deref(), Some("EAGLE3"));
         let head = find(text, Engine::Sglang).expect("found");
         assert_eq!(&text[head.start..head.end].lines().count(), &3);
+    }
+
+    #[test]
+    fn a_shell_job_report_at_the_end_names_the_command() {
+        let text = "[TM][FATAL][0914.14:00:37.807188][cast.cu:264] CUDA error: no kernel image is available for execution on the device\n  [ 0] TM_CUDA_CHECK @ cast.cu:264\n/root/start.sh: line 11:     7 Aborted                 (core dumped) lmdeploy serve api_server /m --server-port 8000 --backend turbomind --tp 4\n";
+        let (_, s) = settings(text, Engine::Unknown).expect("found");
+        assert_eq!((s.port, s.tp_size), (Some(8000), Some(4)));
+        let killed = "INFO 01-02 10:00:00 worker.py:1] loading\n[1]+  Killed                  vllm serve m --port 8011 --tensor-parallel-size 2\n";
+        let (_, s) = settings(killed, Engine::Vllm).expect("found");
+        assert_eq!((s.port, s.tp_size), (Some(8011), Some(2)));
+        // A log line that only says a word of the list is no job report.
+        assert!(
+            settings(
+                "INFO 01-02 10:00:00 Done loading shards\nKilled by user\n",
+                Engine::Vllm
+            )
+            .is_none()
+        );
     }
 
     #[test]

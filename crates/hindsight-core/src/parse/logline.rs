@@ -209,9 +209,12 @@ regex!(
     ENVELOPE,
     r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\t\n\x0B\x0C\r ]+\] |(?-u:[A-Za-z0-9][\w.-]*\s+\| )|(?-u:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )[^\t\n\x0B\x0C\r ]+(?-u: [\w.@/-]+(?:\[\d+\])?: )|(?-u:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \| )|(?-u:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? ))"
 );
+// A date and time (`2026-01-02 10:00:00`, `[2026-01-02T10:00:00.123]`), or
+// zerolog's console time and level (`11:18PM INF`: LocalAI and other Go
+// servers).
 regex!(
     GENERIC_TIME,
-    r"(?-u)^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?: - | )"
+    r"(?-u)^(?:\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?: - | )|(\d{1,2}:\d\d[AP]M) (?:TRC|DBG|INF|WRN|ERR|FTL|PNC) )"
 );
 regex!(TORCH_RANK, r"(?-u)^\[rank(\d+)\]:");
 regex!(OLD_RANK, r"(?-u)^Rank (\d+): ");
@@ -395,7 +398,7 @@ pub fn prefix(line: &str) -> Prefix {
     let time_opening = bytes.first().is_some_and(u8::is_ascii_digit)
         || (bytes.first() == Some(&b'[') && bytes.get(1).is_some_and(u8::is_ascii_digit));
     if time_opening && let Some(c) = capture(&GENERIC_TIME, line) {
-        result.time = c.get(1).map(|m| m.as_str().to_owned());
+        result.time = c.get(1).or_else(|| c.get(2)).map(|m| m.as_str().to_owned());
         result.message = c.get(0).map_or(0, |m| m.end());
     }
     let message = &line[result.message..];
@@ -649,6 +652,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("oad weight end", WEIGHTS),
     ("Loading drafter model", WEIGHTS),
     ("draft runner ready", WEIGHTS),
+    ("speculative implementation 'draft", WEIGHTS),
     ("Detected ", WEIGHTS),
     ("weights took", WEIGHTS),
     ("Model loading took", WEIGHTS),
@@ -685,6 +689,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Serving HTTP on", BIND),
     ("Running on http", BIND),
     ("Running on all addresses", BIND),
+    ("bound on host", BIND),
     ("Local:", BIND),
     ("started server on", BIND),
     ("\u{2713} Ready in", BIND),
@@ -693,6 +698,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("acceptance length:", ACCEPT),
     ("acceptance rate:", ACCEPT),
     ("draft acceptance = ", ACCEPT),
+    ("draft acceptance rate = ", ACCEPT),
     ("HTTP/1", REQUEST),
     ("HTTP/2", REQUEST),
     ("[GIN]", REQUEST),
@@ -834,6 +840,7 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
         // accepted /   100 generated)`, a share of one.
         let share = message
             .split_once("draft acceptance = ")
+            .or_else(|| message.split_once("draft acceptance rate = "))
             .is_some_and(|(_, rest)| {
                 rest.split_whitespace()
                     .next()
@@ -929,6 +936,18 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
     }
     // SGLang's DFLASH drafter: `DFLASH draft runner ready. mask_token=…`
     // once its draft model is in and wired to the target.
+    // llama.cpp (2026) once its draft model or MTP head is wired in:
+    // `common_speculative_init: adding speculative implementation
+    // 'draft-mtp'`.
+    if let Some((_, rest)) = message.split_once("adding speculative implementation '")
+        && rest.starts_with("draft")
+    {
+        return Some(Signal::WeightsEnd {
+            arch: rest.split('\'').next().map(str::to_owned),
+            draft: true,
+            seconds: None,
+        });
+    }
     if has("draft runner ready") {
         return Some(Signal::WeightsEnd {
             arch: None,
@@ -1094,6 +1113,20 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
     }
     if let Some(at) = message.find("Running on http") {
         return bound(&message[at..]);
+    }
+    // Go Fiber's start-up box: `│ (bound on host 0.0.0.0 and port 8080) │`.
+    if let Some(at) = message.find("bound on host ") {
+        let rest = &message[at + "bound on host ".len()..];
+        let mut words = rest.split_whitespace();
+        let host = words.next().unwrap_or("").to_owned();
+        let port = rest
+            .split_once("and port ")
+            .and_then(|(_, p)| p.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|p| p.parse().ok());
+        return port.map(|port| Signal::Bound {
+            host,
+            port: Some(port),
+        });
     }
     // Werkzeug's ` * Running on all addresses (0.0.0.0)`, above the URL
     // lines (which a terminal rendering often collapses).
@@ -1688,8 +1721,9 @@ const RARE_LITERALS: &[&str] = &[
 /// The rare literals of servers that are not inference engines (see
 /// `other_server_bind`), searched only in logs of no known engine: in an
 /// engine's log they never occur, and fat Teddy takes at most 64 literals.
-pub const OTHER_SERVER_LITERALS: [&str; 5] = [
+pub const OTHER_SERVER_LITERALS: [&str; 6] = [
     "rving HTTP",
+    "ound on host",
     "g on http",
     "Local:",
     "rted server",
@@ -2307,6 +2341,14 @@ mod tests {
         assert_eq!(classify(line).signal, Some(Signal::DraftAccepting));
         let none = "3.39.996.573 I slot print_timing: id  9 | task 0 | draft acceptance = 0.00000 (   0 accepted /   100 generated)";
         assert_ne!(classify(none).signal, Some(Signal::DraftAccepting));
+        let rate = "draft acceptance rate = 0.78788 (   26 accepted /    33 generated)";
+        assert_eq!(classify(rate).signal, Some(Signal::DraftAccepting));
+        let mtp =
+            "0.21.139.426 I common_speculative_init: adding speculative implementation 'draft-mtp'";
+        assert!(matches!(
+            classify(mtp).signal,
+            Some(Signal::WeightsEnd { draft: true, .. })
+        ));
     }
 
     #[test]
@@ -2507,6 +2549,13 @@ mod tests {
     }
 
     #[test]
+    fn zerolog_console_time() {
+        let line = classify("11:18PM INF LocalAI version: v1.40.0 (6ef7ea2635ae)");
+        assert_eq!(line.time.as_deref(), Some("11:18PM"));
+        assert!(classify("11:18 on the clock").time.is_none());
+    }
+
+    #[test]
     fn sglang_prefix_time_and_rank() {
         let line = classify("[2026-02-11 22:35:07 TP3] Load weight begin. avail mem=93.17 GB");
         assert_eq!(line.time.as_deref(), Some("2026-02-11 22:35:07"));
@@ -2581,6 +2630,10 @@ mod tests {
             (
                 " * Running on http://127.0.0.1:5000",
                 bound("127.0.0.1", 5000),
+            ),
+            (
+                " \u{2502}       (bound on host 0.0.0.0 and port 8080)       \u{2502} ",
+                bound("0.0.0.0", 8080),
             ),
             (
                 "  \u{279c}  Local:   http://localhost:5173/",

@@ -19,6 +19,7 @@
 //!   lines outside any output: those are a log pasted into the transcript
 //!   ([`EventKind::PastedLog`]), read as a log so its server is known.
 
+use super::claude_code::SHELL_TOOLS;
 use super::{Actor, Event, EventKind, Format, Parsed, Role};
 use crate::diagnostic::Diagnostic;
 use crate::re::regex;
@@ -150,8 +151,53 @@ fn tui_tool(trimmed: &str) -> Option<(&str, &str)> {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == ' ');
-    (valid && (trimmed.starts_with(TUI_GLYPHS) || name == "Bash"))
+    (valid && (trimmed.starts_with(TUI_GLYPHS) || SHELL_TOOLS.contains(&name)))
         .then(|| (name, &rest[open + 1..]))
+}
+
+/// A notice that a background shell ended: the description the agent gave
+/// the call, the status a poll would give (`killed`, `failed`,
+/// `completed`) and the exit code, if it says one.
+fn background_end(trimmed: &str) -> Option<(&str, &'static str, Option<i32>)> {
+    let rest = trimmed
+        .strip_prefix(TUI_GLYPHS)?
+        .trim_start()
+        .strip_prefix("Background command \"")?;
+    let (description, outcome) = rest.rsplit_once('"')?;
+    let outcome = outcome.trim();
+    if outcome.starts_with("was stopped") || outcome.starts_with("was killed") {
+        return Some((description, "killed", None));
+    }
+    if outcome.starts_with("completed") {
+        return Some((description, "completed", Some(0)));
+    }
+    let code = outcome
+        .strip_prefix("failed with exit code")
+        .or_else(|| outcome.strip_prefix("failed with exitcode"))?;
+    let code = code.trim().trim_end_matches('.').parse().ok();
+    Some((description, "failed", code))
+}
+
+/// The words of a text that can name a program: runs of letters and
+/// digits, three long or more, without the filler of descriptions.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .filter(|w| {
+            ![
+                "the",
+                "and",
+                "for",
+                "with",
+                "run",
+                "start",
+                "restart",
+                "server",
+                "background",
+            ]
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(w))
+        })
 }
 
 /// Where a `Bash(` call's argument ends: the byte index of its closing
@@ -208,6 +254,7 @@ fn join_wrapped(pieces: &[&str], width: usize) -> String {
                 .trim_start_matches(TUI_GLYPHS)
                 .trim_start()
                 .trim_start_matches("Bash(")
+                .trim_start_matches("PowerShell(")
                 .starts_with('#');
             if after_comment {
                 joined.push('\n');
@@ -411,6 +458,11 @@ impl Parser<'_> {
             && let Some((name, rest)) = tui_tool(trimmed)
         {
             return self.tui_call(index, name, rest);
+        }
+        if self.fence.is_none()
+            && let Some(end) = background_end(trimmed)
+        {
+            return self.background_end(index, end);
         }
         if self.tui_mode
             && self.fence.is_none()
@@ -738,6 +790,78 @@ impl Parser<'_> {
         next
     }
 
+    /// Claude Code's notice that a background shell ended (`● Background
+    /// command "Run the Flask app" was stopped`, `… failed with exit code
+    /// 1`): the end of the latest background command, as a poll of it
+    /// would have shown (`<status>killed</status>`).
+    fn background_end(
+        &mut self,
+        index: usize,
+        (description, status, exit_code): (&str, &str, Option<i32>),
+    ) -> usize {
+        self.close();
+        self.tui_mode = true;
+        self.tui_prose = None;
+        self.awaiting_output = None;
+        self.skipping_results = true;
+        if let Some(command) = self.background_described(description) {
+            let span = self.line_span(index);
+            self.push(
+                span,
+                EventKind::Output {
+                    command,
+                    text: Some(format!("<status>{status}</status>")),
+                    exit_code,
+                    is_error: status != "completed",
+                },
+            );
+        }
+        index + 1
+    }
+
+    /// The background command a notice's description names: the one whose
+    /// words it shares most ("Start ngrok tunnel" → `ngrok http 3000`),
+    /// the latest on a tie; with no word shared, the only background
+    /// command there is, else none (a guess would end the wrong server).
+    fn background_described(&self, description: &str) -> Option<usize> {
+        let said: Vec<String> = words(description).map(str::to_ascii_lowercase).collect();
+        let mut best: Option<(usize, usize)> = None;
+        let mut candidates = 0;
+        for event in self
+            .parsed
+            .events
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match &e.kind {
+                EventKind::Command {
+                    text,
+                    background: true,
+                    ..
+                } => Some((i, text)),
+                _ => None,
+            })
+        {
+            candidates += 1;
+            let (id, text) = event;
+            let said_word = |w: &str| said.iter().any(|s| s.eq_ignore_ascii_case(w));
+            // The program's own name weighs most: `ngrok` in "Start ngrok
+            // tunnel" over the `tunnel` of `cloudflared tunnel`.
+            let program = super::shell::parse(text)
+                .last()
+                .map(|c| c.program().to_owned())
+                .unwrap_or_default();
+            let shared = words(text).filter(|w| said_word(w)).count()
+                + if said_word(&program) { 2 } else { 0 };
+            if best.is_none_or(|(_, most)| shared >= most) {
+                best = Some((id, shared));
+            }
+        }
+        match best {
+            Some((id, shared)) if shared > 0 || candidates == 1 => Some(id),
+            _ => None,
+        }
+    }
+
     /// `⏺ Bash(cmd…)`, wrapped over lines, maybe with an annotation after.
     fn tui_call(&mut self, index: usize, name: &str, rest: &str) -> usize {
         self.close();
@@ -813,7 +937,7 @@ impl Parser<'_> {
             self.skipping_results = true;
             return index + 1;
         }
-        if name != "Bash" {
+        if !SHELL_TOOLS.contains(&name) {
             // Read, Update, Task…: not shell commands; skip their results.
             self.skipping_results = true;
             return index + 1;
@@ -994,6 +1118,18 @@ impl Parser<'_> {
                 Some(tui) => (Some(tui.text), tui.exit_code, tui.is_error),
                 None => (None, None, false),
             };
+            // A read of a background task's output file (`cat …/tasks/
+            // b1.output`) is a poll of the latest background command: the
+            // rendering does not show task ids.
+            if let Some(Event {
+                kind: EventKind::Command { text: read, .. },
+                ..
+            }) = self.parsed.events.get(event)
+                && super::claude_code::task_output_read(read).is_some()
+                && let Some(launch) = self.last_background.filter(|&l| l != event)
+            {
+                self.push_output(launch, span, text.clone(), None, false);
+            }
             self.push_output(event, span, text, exit_code, is_error);
         }
     }
@@ -1598,6 +1734,47 @@ mod tests {
                     .to_owned(),
                 true
             ))
+        );
+    }
+
+    #[test]
+    fn a_background_end_notice_ends_the_command_it_describes() {
+        let text = "\u{23fa} Bash(npx next dev -p 3000 2>&1)\n  \u{23bf}  Running in the background (\u{2193} to manage)\n\u{23fa} Bash(ngrok http 3000 --log=stdout 2>&1)\n  \u{23bf}  Running in the background (\u{2193} to manage)\n\u{23fa} Bash(cloudflared tunnel --url http://localhost:3000 2>&1)\n  \u{23bf}  Running in the background (\u{2193} to manage)\n\u{23fa} Background command \"Start ngrok tunnel to expose dev server\" failed with exit code 1\n";
+        let parsed = parse(text, 0);
+        let ended: Vec<(usize, Option<i32>)> = parsed
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Output {
+                    command,
+                    exit_code,
+                    text: Some(t),
+                    ..
+                } if t.contains("<status>") => Some((*command, *exit_code)),
+                _ => None,
+            })
+            .collect();
+        let ngrok = parsed
+            .events
+            .iter()
+            .position(
+                |e| matches!(&e.kind, EventKind::Command { text, .. } if text.starts_with("ngrok")),
+            )
+            .expect("ngrok");
+        assert_eq!(ended, [(ngrok, Some(1))]);
+        // A description that names none of several commands ends none.
+        let vague = text.replace("Start ngrok tunnel to expose dev server", "Expose it");
+        assert!(!kinds(&vague).iter().any(|k| k.contains("<status>")));
+    }
+
+    #[test]
+    fn a_claude_task_output_read_is_a_poll_of_the_background_command() {
+        let text = "\u{23fa} Bash(npx next dev 2>&1)\n  \u{23bf}  Running in the background (\u{2193} to manage)\n\u{23fa} Bash(sleep 6 && cat \"C:/Users/u/AppData/Local/Temp/claude/p/tasks/bnxz3hs7p.output\")\n  \u{23bf}  \u{26a0} Port 3000 is in use by process 33400, using available port 3001 instead.\n     - Local:         http://localhost:3001\n";
+        let k = kinds(text);
+        assert!(
+            k.iter()
+                .any(|k| k.starts_with("out of 0:") && k.contains("Local:")),
+            "{k:?}"
         );
     }
 

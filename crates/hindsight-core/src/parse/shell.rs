@@ -33,11 +33,12 @@ pub struct SimpleCommand {
 }
 
 impl SimpleCommand {
-    /// The program name without its directory (`/root/env/bin/python` → `python`).
+    /// The program name without its directory (`/root/env/bin/python` →
+    /// `python`, `venv\Scripts\python.exe` → `python.exe`).
     pub fn program(&self) -> &str {
         self.argv
             .first()
-            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .map(|p| p.rsplit(['/', '\\']).next().unwrap_or(p))
             .unwrap_or("")
     }
 
@@ -554,6 +555,20 @@ fn lex(input: &str) -> Vec<Token> {
                 match chars.get(i + 1) {
                     // A line continuation disappears entirely.
                     Some('\n') => {}
+                    // A Windows path (`venv\Scripts\python.exe`, `C:\Users`,
+                    // run through PowerShell or cmd): a backslash inside a
+                    // word, before a letter, is a separator, not an escape
+                    // (in bash it would only drop itself, which nobody means).
+                    Some(&next)
+                        if in_word
+                            && next.is_ascii_alphabetic()
+                            && word.chars().last().is_some_and(|p| {
+                                p.is_ascii_alphanumeric() || matches!(p, ':' | '.' | '_' | '-')
+                            }) =>
+                    {
+                        word.push('\\');
+                        word.push(next);
+                    }
                     Some(&next) => {
                         word.push(next);
                         in_word = true;
@@ -749,6 +764,20 @@ mod tests {
         assert_eq!(
             argvs("a;b && c||d | e"),
             vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"], vec!["e"]]
+        );
+    }
+
+    #[test]
+    fn windows_paths_keep_their_backslashes() {
+        let commands =
+            parse(r"venv\Scripts\python.exe app.py; C:\Users\me\llama-server.exe -m m.gguf");
+        assert_eq!(commands[0].argv[0], r"venv\Scripts\python.exe");
+        assert_eq!(commands[0].program(), "python.exe");
+        assert_eq!(commands[1].program(), "llama-server.exe");
+        // Escapes in a POSIX shell are still escapes.
+        assert_eq!(
+            argvs(r"echo a\ b \$HOME \*.py"),
+            vec![vec!["echo", "a b", "$HOME", "*.py"]]
         );
     }
 

@@ -554,6 +554,29 @@ pub fn build(
                                     kill.decoded.then_some(kill.command.as_str()),
                                 ),
                             })
+                        })
+                        .or_else(|| {
+                            // Stopped by a signal that no line of its own
+                            // shows: a background shell Claude Code reported
+                            // stopped (143), a foreground run cut at its
+                            // timeout, Ctrl-C (130), SIGKILL (137).
+                            let code = s.exited.filter(|c| matches!(c, 130 | 137 | 143))?;
+                            let launch = timeline_ref.checkpoints.get(s.launch?)?;
+                            // The line that told: a poll's status, or else
+                            // the launch's output.
+                            let told = launch
+                                .seen
+                                .iter()
+                                .rev()
+                                .find(|l| l.text.trim().starts_with("<status>"))
+                                .map(|l| l.span);
+                            Some(FailureReport {
+                                kind: crate::parse::FailureKind::Killed.name().to_owned(),
+                                message: format!("{STOPPED_BY_SIGNAL} (status {code})"),
+                                port: None,
+                                api_port: None,
+                                evidence: b.evidence(told.or(launch.output).unwrap_or(launch.span)),
+                            })
                         }),
                     stopped_by: s.stopped_by,
                     restarts: u32::try_from(s.lifecycle.earlier_runs.len()).unwrap_or(u32::MAX),
@@ -667,6 +690,10 @@ fn not_understood_message(format: Format) -> String {
     }
 }
 
+/// How a failure opens when a signal stopped a server that showed no
+/// failure of its own (a background shell stopped, a timeout).
+const STOPPED_BY_SIGNAL: &str = "stopped by a signal";
+
 /// The verdict and headline of a report otherwise complete.
 fn summarize(report: &Report) -> Summary {
     let not_understood: Vec<String> = report
@@ -731,6 +758,13 @@ fn summarize(report: &Report) -> Summary {
                 server.label(),
                 if server.ready == Some(true) {
                     "answers, but its model runner failed"
+                } else if server
+                    .failure
+                    .as_ref()
+                    .is_some_and(|f| f.message.starts_with(STOPPED_BY_SIGNAL))
+                {
+                    // Down at the end, but no failure of its own showed.
+                    "was stopped"
                 } else {
                     "failed"
                 },

@@ -404,12 +404,16 @@ fn support(claim: Claim, since: &[&Checkpoint], server: Option<&Server>) -> Supp
 
 /// The commands that would have backed each claim.
 fn suggestion(claims: &[(Claim, Support)], server: Option<&Server>) -> String {
-    let port = server.and_then(Server::port).unwrap_or(8000);
+    // The port the agent named, when the server's is not known.
+    let claimed = claims.iter().find_map(|(claim, _)| match claim {
+        Claim::Port(p) => Some(*p),
+        _ => None,
+    });
     let log = server.map_or_else(|| "<server log>".to_owned(), log_path_or_hint);
     let mut commands: Vec<String> = Vec::new();
     for (claim, _) in claims {
         let command = match claim {
-            Claim::Ready => format!("curl -sS -m 5 http://127.0.0.1:{port}/v1/models"),
+            Claim::Ready => super::request_check(server, claimed),
             Claim::Loaded => format!(
                 "grep -nE 'checkpoint shards: 100%|Loading weights took|Load weight end' {log} | tail -3"
             ),

@@ -281,7 +281,7 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
         server.and_then(|s| s.port()),
     ) {
         (Some(log), _) => format!("grep -nE 'Error|Traceback|out of memory' {log} | head -20"),
-        (None, Some(port)) => format!("curl -sS -m 5 http://127.0.0.1:{port}/v1/models"),
+        (None, Some(port)) => super::request_check(server, Some(port)),
         (None, None) => "read the failing step's whole output before going on".to_owned(),
     };
     Some(Finding {

@@ -346,6 +346,21 @@ fn on_host(host: Option<&str>, command: &str) -> String {
     }
 }
 
+/// One request that shows whether a server answers: an inference engine's
+/// model list, any other server's root page. Without a port (neither the
+/// server's nor one the agent named), the listening ports come first and
+/// the request says `PORT`, never a guessed number.
+fn request_check(server: Option<&Server>, port: Option<u16>) -> String {
+    let path = match server {
+        Some(s) if s.engine == Engine::Unknown => "/",
+        _ => "/v1/models",
+    };
+    match server.and_then(Server::port).or(port) {
+        Some(port) => format!("curl -sS -m 5 http://127.0.0.1:{port}{path}"),
+        None => format!("ss -ltnp; curl -sS -m 5 http://127.0.0.1:PORT{path}"),
+    }
+}
+
 /// Quotes a string for a POSIX shell.
 fn single_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))

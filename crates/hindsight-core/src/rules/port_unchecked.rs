@@ -25,12 +25,65 @@ request: `ss -ltnp | grep :PORT` and `curl -sS -m 5 http://127.0.0.1:PORT/v1/mod
     run,
 };
 
+/// A server launched on a port nothing names (`python app.py`, a script
+/// of the agent's own): not checked when no port listing and no request
+/// of any kind came after its launch on its host, and nothing shows it
+/// serving. Any such check may have been of this server, so then nothing
+/// is said.
+fn unknown_port(timeline: &Timeline, server: &Server) -> Option<Finding> {
+    let launch_id = server.launch?;
+    // Serving, failed, or ended by its own error (`docker compose up -d`
+    // that could not reach the daemon): no port to check. One stopped by
+    // a signal later (Ctrl-C, a kill, the session's end) did run.
+    let failed_start = server.exited.is_some_and(|c| !matches!(c, 130 | 137 | 143))
+        || timeline.checkpoints[launch_id]
+            .exit_code
+            .is_some_and(|c| c != 0 && !timeline.checkpoints[launch_id].background);
+    if server.ready() == Some(true) || server.lifecycle.failure.is_some() || failed_start {
+        return None;
+    }
+    let probed = timeline.checkpoints[launch_id..].iter().any(|c| {
+        crate::timeline::same_host(c.host.as_deref(), server.host.as_deref())
+            && c.observations.iter().any(|o| {
+                matches!(
+                    o,
+                    crate::timeline::classify::Observation::PortListing { .. }
+                        | crate::timeline::classify::Observation::Http { .. }
+                )
+            })
+    });
+    if probed {
+        return None;
+    }
+    let launch = launch_quote(timeline, server)?;
+    Some(Finding {
+        rule: RULE.id,
+        severity: RULE.severity,
+        status: CheckStatus::NotChecked,
+        message: format!(
+            "The {} was launched{} on a port its command does not name, and the agent never \
+             listed the listening ports or sent it a request: which port it serves on, and \
+             whether it serves at all, was never seen.",
+            describe(server),
+            launch_ref(timeline, server),
+        ),
+        evidence: vec![launch],
+        suggestion: on_host(
+            server.host.as_deref(),
+            "ss -ltnp  # find the port the process listens on, then: curl -sS -m 5 http://127.0.0.1:PORT/",
+        ),
+        server: Some(server.id),
+    })
+}
+
 fn run(timeline: &Timeline) -> Vec<Finding> {
     super::each_launched_server(timeline, check)
 }
 
 fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
-    let port = server.port()?;
+    let Some(port) = server.port() else {
+        return unknown_port(timeline, server);
+    };
     // A start test (`timeout 5 uvicorn …`, in the foreground): the server
     // is meant to stop when the timeout ends, so whether it started is the
     // question (its readiness line), not whether its port serves later.

@@ -170,7 +170,30 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         {
             return CheckpointKind::Build;
         }
-        if argv.iter().any(|a| a == "-c") || module == Some("pytest") {
+        if argv.iter().any(|a| a == "-c") || matches!(module, Some("pytest" | "unittest")) {
+            return CheckpointKind::Verify;
+        }
+        // A script written to test or check (`e2e_test.py`,
+        // `production_smoke_tests.py`, `check_server.py`): its run is a
+        // check, often of the server the script calls.
+        let script = argv
+            .iter()
+            .skip(1)
+            .find(|a| !a.starts_with('-'))
+            .filter(|a| a.ends_with(".py"))
+            .map(|a| {
+                a.rsplit(['/', '\\'])
+                    .next()
+                    .unwrap_or(a)
+                    .to_ascii_lowercase()
+            });
+        if module.is_none()
+            && script.is_some_and(|s| {
+                ["test", "smoke", "check", "verify", "health"]
+                    .iter()
+                    .any(|w| s.contains(w))
+            })
+        {
             return CheckpointKind::Verify;
         }
         return CheckpointKind::Other;
@@ -691,9 +714,9 @@ mod tests {
         );
         assert_eq!(
             kind(
-                "npx jest tests/a.test.ts; npm test; npm run test:e2e; python -m pytest -q; go test ./..."
+                "npx jest tests/a.test.ts; npm test; npm run test:e2e; python -m pytest -q; go test ./...; python3 production_smoke_tests.py; python e2e_test.py --url http://localhost:8080"
             ),
-            [Verify, Verify, Verify, Verify, Verify]
+            [Verify, Verify, Verify, Verify, Verify, Verify, Verify]
         );
         assert_eq!(
             kind("REDIS_URL=redis://localhost:6379 npx vitest run"),

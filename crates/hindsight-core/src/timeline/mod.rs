@@ -659,9 +659,10 @@ pub struct Server {
     pub last_probe: Option<(Outcome, Span)>,
     /// The agent's kill that stopped it after its launch, if one did.
     pub stopped_by: Option<usize>,
-    /// The non-zero status its launch command returned in the foreground:
-    /// the process is gone (`docker compose up -d` that could not reach
-    /// the daemon, a server that crashed or that a timeout stopped).
+    /// The non-zero status its launch command returned in the foreground,
+    /// or the end a poll of its background shell reported (any status,
+    /// even 0): the process is gone (`docker compose up -d` that could not
+    /// reach the daemon, a server that crashed or that a timeout stopped).
     pub exited: Option<i32>,
 }
 
@@ -806,7 +807,10 @@ impl Server {
     }
 
     pub fn drafter_loaded(&self) -> Option<bool> {
-        if !self.settings.is_speculative() {
+        // A log that shows a drafter loaded or drafts accepted is of a
+        // speculative server, whatever its launch said (or when no launch
+        // is shown).
+        if !self.settings.is_speculative() && !self.lifecycle.drafter_loaded {
             None
         } else if self.lifecycle.drafter_loaded || self.lifecycle.ready {
             // A speculative server serves only once its drafter is in: one
@@ -1470,6 +1474,27 @@ fn is_request_failure(line: &str) -> bool {
     FAILURES.iter().any(|f| line.contains(f))
 }
 
+/// How a run in the tool's background ended, when a poll (or Claude Code's
+/// notice) said so: `<status>failed</status>` with its code, `killed`, or
+/// `completed` (a server that returns has stopped serving too).
+fn polled_end(checkpoint: &Checkpoint) -> Option<i32> {
+    if !checkpoint.background {
+        return None;
+    }
+    let status = checkpoint.seen.iter().rev().find_map(|l| {
+        l.text
+            .trim()
+            .strip_prefix("<status>")?
+            .strip_suffix("</status>")
+    })?;
+    match status {
+        "killed" => Some(checkpoint.exit_code.unwrap_or(143)),
+        "failed" => Some(checkpoint.exit_code.unwrap_or(1)),
+        "completed" => Some(checkpoint.exit_code.unwrap_or(0)),
+        _ => None,
+    }
+}
+
 fn create_servers(timeline: &mut Timeline) {
     let mut became_launches = Vec::new();
     for checkpoint in &timeline.checkpoints {
@@ -1505,7 +1530,7 @@ fn create_servers(timeline: &mut Timeline) {
                 program_default_port: None,
                 last_probe: None,
                 stopped_by: None,
-                exited: None,
+                exited: polled_end(checkpoint),
             });
             became_launches.push(checkpoint.id);
             continue;
@@ -1568,7 +1593,8 @@ fn create_servers(timeline: &mut Timeline) {
                 .exit_code
                 .filter(|&code| code != 0)
                 .or(timed_out.then_some(143))
-                .filter(|_| last && !command.background && !checkpoint.background);
+                .filter(|_| last && !command.background && !checkpoint.background)
+                .or_else(|| polled_end(checkpoint));
             let id = timeline.servers.len();
             timeline.servers.push(Server {
                 id,
@@ -1780,13 +1806,20 @@ fn background_server(checkpoint: &Checkpoint) -> Option<(Option<u16>, String)> {
         "frontend",
         // The usual entry points of web apps, run in the background.
         "main.py",
+        "run.py",
+        "wsgi.py",
+        "asgi.py",
         "app.js",
         "app.ts",
         "index.js",
         "index.ts",
     ];
     let named = command.argv.iter().take(3).any(|word| {
-        let name = word.rsplit('/').next().unwrap_or(word).to_ascii_lowercase();
+        let name = word
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(word)
+            .to_ascii_lowercase();
         SERVER_WORDS.iter().any(|w| name.contains(w))
     });
     named.then_some((None, program))

@@ -329,6 +329,16 @@ const SHORTEST_VALUE: usize = 8;
 /// the option's dash), so that it is found again on its own
 /// ([`fragments`]).
 fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
+    // A plural key name holds keys too: LMDeploy's `--api-keys KEY`,
+    // `API_KEYS=…`.
+    let end = if end >= 3
+        && bytes[end - 3..end].eq_ignore_ascii_case(b"key")
+        && matches!(bytes.get(end), Some(b's' | b'S'))
+    {
+        end + 1
+    } else {
+        end
+    };
     // A quoted name's closing quote.
     let closed = quote_at(bytes, end);
     let mut at = end + closed;
@@ -1208,6 +1218,10 @@ mod tests {
         assert_eq!(
             found("vllm serve m --api-key s3cr3tK3yValue99 --port 8000"),
             [("-api-key s3cr3tK3yValue99", "s3cr3tK3yValue99")]
+        );
+        assert_eq!(
+            found("lmdeploy serve api_server /m --api-keys demokeyabcd_xyz --tp 4"),
+            [("-api-keys demokeyabcd_xyz", "demokeyabcd_xyz")]
         );
         assert_eq!(
             found(r#"{"password": "p@ss w0rd", "api_key": "Tr0ub4dor&3"}"#),
