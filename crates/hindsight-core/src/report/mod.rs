@@ -391,7 +391,10 @@ impl Builder<'_> {
         let start = crate::source::floor_char_boundary(text, start);
         let end = crate::source::floor_char_boundary(text, end.max(start));
         let lines = text[start..end].trim_end_matches(['\n', '\r']);
-        evidence.text = self.redact_capped(&cap_lines(lines));
+        // As the terminal showed them: colour and title codes are not text
+        // (and must not reach a terminal that prints the report).
+        let lines = crate::parse::logline::strip_ansi(lines);
+        evidence.text = self.redact_capped(&cap_lines(&lines));
         evidence
     }
 }
