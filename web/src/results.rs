@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use hindsight_core::Severity;
+use hindsight_core::report::visible::visible;
 use hindsight_core::report::{
     CheckpointReport, DiagnosticReport, Evidence, FindingReport, LedgerReport, Report,
     ServerReport, SourceReport,
@@ -500,7 +501,8 @@ fn EvidenceBlock(evidence: Evidence) -> impl IntoView {
             evidence
                 .text
                 .split('\n')
-                .map(str::to_owned)
+                // Bidi controls and zero-width characters shown, not obeyed.
+                .map(|line| visible(line, false).into_owned())
                 .collect::<Vec<_>>(),
         )
         .map(|(number, text)| {
@@ -729,7 +731,7 @@ fn CheckpointRow(
                     .collect_view()}
             </div>
             <pre class="code command">
-                <code>{checkpoint.command.clone()}</code>
+                <code>{visible(&checkpoint.command, false).into_owned()}</code>
             </pre>
             // A build's or a kill's own checks (built product, GPUs freed).
             {(!checkpoint.ledger.is_empty())

@@ -541,6 +541,50 @@ async fn credentials_stay_redacted_in_the_viewer_until_asked() {
 }
 
 #[wasm_bindgen_test]
+async fn hidden_characters_in_a_command_are_shown_not_obeyed() {
+    // A right-to-left override makes the command display reversed; a
+    // zero-width space hides inside a word.
+    let transcript = "$ vllm serve m --port 8000 > /tmp/v\u{202E}gol.txt 2>&1 &\n$ curl -s localhost:8000/v1/mo\u{200B}dels\n{\"data\":[]}\nThe server is up.\n";
+    let inputs = Inputs::with_sources([("transcript.txt", transcript)]);
+    let (page, report) = mount_results(inputs, &Config::default()).await;
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("do not show")),
+        "{:?}",
+        report.diagnostics
+    );
+    let commands: Vec<String> = page
+        .all("[data-testid=checkpoint] .command code")
+        .iter()
+        .map(|e| text(e))
+        .collect();
+    assert!(
+        commands
+            .iter()
+            .any(|c| c.contains("/tmp/v\u{27e8}U+202E\u{27e9}gol.txt")),
+        "{commands:?}"
+    );
+    let first_line = text(&page.one(".viewer-line[data-line='1'] .tx"));
+    assert!(
+        first_line.contains("\u{27e8}U+202E\u{27e9}"),
+        "{first_line}"
+    );
+    assert!(!first_line.contains('\u{202E}'));
+    let quotes: Vec<String> = page
+        .all("[data-testid=evidence] .tx")
+        .iter()
+        .map(|e| text(e))
+        .collect();
+    assert!(
+        quotes
+            .iter()
+            .all(|q| !q.contains('\u{202E}') && !q.contains('\u{200B}'))
+    );
+}
+
+#[wasm_bindgen_test]
 async fn the_viewer_draws_only_the_lines_in_view_of_a_million() {
     const LINES: usize = 1_000_000;
     let mut text_of_all = "a line of the log\n".repeat(LINES - 1);

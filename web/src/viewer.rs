@@ -275,6 +275,8 @@ pub(crate) fn SourceViewer(
                 let number = i + 1;
                 let text = lines.line(&source.text, i);
                 let text = if hidden { redact(text, &secrets) } else { text.to_owned() };
+                // Bidi controls and zero-width characters shown, not obeyed.
+                let text = hindsight_core::report::visible::visible(&text, false).into_owned();
                 let marked = target.as_ref().is_some_and(|f| {
                     (f.line_start as usize..=f.line_end as usize).contains(&number)
                 });

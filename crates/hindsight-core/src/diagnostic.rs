@@ -3,7 +3,7 @@
 use crate::source::SourceId;
 
 /// How bad a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DiagnosticLevel {
     Info,
     Warning,
@@ -143,5 +143,88 @@ mod tests {
         let found = scan_text("a\nb\0c\nd", 0);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].line, Some(2));
+    }
+}
+
+/// How many diagnostics of one kind (same source, level and message up to
+/// its first `:`) are listed one by one; the rest become one line that
+/// counts them. A file whose every line is broken gives a readable report,
+/// not 200,000 warnings.
+pub const MAX_OF_ONE_KIND: usize = 10;
+
+/// Keeps the first [`MAX_OF_ONE_KIND`] diagnostics of each kind, in order,
+/// and after them one diagnostic per kind saying how many more there were
+/// and on which lines.
+pub fn cap_repeated(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    fn kind(d: &Diagnostic) -> (SourceId, DiagnosticLevel, &str) {
+        let head = d.message.split(':').next().unwrap_or(&d.message);
+        (d.source, d.level, head)
+    }
+    let mut counts: std::collections::HashMap<
+        (SourceId, DiagnosticLevel, String),
+        (usize, u32, u32),
+    > = std::collections::HashMap::new();
+    let mut kept = Vec::with_capacity(diagnostics.len().min(1000));
+    let mut order: Vec<(SourceId, DiagnosticLevel, String)> = Vec::new();
+    for diagnostic in diagnostics {
+        let (source, level, head) = kind(&diagnostic);
+        let key = (source, level, head.to_owned());
+        let entry = counts.entry(key.clone()).or_insert((0, u32::MAX, 0));
+        entry.0 += 1;
+        if entry.0 <= MAX_OF_ONE_KIND {
+            kept.push(diagnostic);
+            continue;
+        }
+        if entry.0 == MAX_OF_ONE_KIND + 1 {
+            order.push(key);
+        }
+        if let Some(line) = diagnostic.line {
+            entry.1 = entry.1.min(line);
+            entry.2 = entry.2.max(line);
+        }
+    }
+    for key in order {
+        let Some(&(count, first, last)) = counts.get(&key) else {
+            continue;
+        };
+        let more = count - MAX_OF_ONE_KIND;
+        let lines = match (first, last) {
+            (u32::MAX, _) => String::new(),
+            (first, last) if first == last => format!(" (line {first})"),
+            (first, last) => format!(" (lines {first} to {last})"),
+        };
+        kept.push(Diagnostic {
+            source: key.0,
+            line: None,
+            level: key.1,
+            message: format!("{more} more like \"{}: …\"{lines}", key.2),
+        });
+    }
+    kept
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_of_one_kind_is_counted() {
+        let flood: Vec<Diagnostic> = (1..=1000)
+            .map(|line| {
+                Diagnostic::warning(
+                    0,
+                    Some(line),
+                    format!("malformed JSON record skipped: error {line}"),
+                )
+            })
+            .chain([Diagnostic::info(0, None, "a different note")])
+            .collect();
+        let capped = cap_repeated(flood);
+        assert_eq!(capped.len(), MAX_OF_ONE_KIND + 2);
+        assert_eq!(capped[MAX_OF_ONE_KIND].message, "a different note");
+        assert_eq!(
+            capped[MAX_OF_ONE_KIND + 1].message,
+            "990 more like \"malformed JSON record skipped: …\" (lines 11 to 1000)"
+        );
     }
 }

@@ -116,5 +116,32 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
     // The timeline takes the events: their outputs move into it.
     let timeline = timeline::build(&prepared_refs, parsed);
     let findings = rules::run(&timeline, config);
+    // A command that holds characters a reader cannot see (a bidi override,
+    // a zero-width space) ran as something other than what it shows.
+    for checkpoint in &timeline.checkpoints {
+        let hidden = report::visible::hidden_in(&checkpoint.command);
+        if hidden.is_empty() {
+            continue;
+        }
+        let source = checkpoint.span.source;
+        let line = timeline
+            .sources
+            .get(source)
+            .map(|s| s.lines.line(checkpoint.span.start));
+        let names: Vec<String> = hidden
+            .iter()
+            .map(|&c| report::visible::visible(&c.to_string(), false).into_owned())
+            .collect();
+        diagnostics.push(diagnostic::Diagnostic::warning(
+            source,
+            line,
+            format!(
+                "command {} holds characters that do not show ({}): what ran is not what the transcript displays",
+                checkpoint.id + 1,
+                names.join(", ")
+            ),
+        ));
+    }
+    let diagnostics = diagnostic::cap_repeated(diagnostics);
     report::build(&prepared_refs, timeline, &findings, &diagnostics)
 }

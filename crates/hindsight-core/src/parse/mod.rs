@@ -426,6 +426,9 @@ fn detect_json_document(text: &str) -> Format {
 fn detect_jsonl(head: &str) -> Option<Format> {
     let mut json_lines = 0;
     let mut log_records = 0;
+    // Lines that open a JSON object but do not parse (a file cut at every
+    // line, a copy that lost its ends): their keys still tell the format.
+    let mut broken = (0usize, 0usize, 0usize);
     for line in head.lines().filter(|l| !l.trim().is_empty()).take(20) {
         let line = line.trim_start();
         let line = line
@@ -436,6 +439,17 @@ fn detect_jsonl(head: &str) -> Option<Format> {
             return None;
         }
         let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
+            broken.0 += 1;
+            let has = |key: &str| line.contains(key);
+            if has("\"response_item\"") || has("\"session_meta\"") || has("\"event_msg\"") {
+                broken.1 += 1;
+            } else if has("\"type\":\"assistant\"")
+                || has("\"type\":\"user\"")
+                || has("\"parentUuid\"")
+                || has("\"sessionId\"")
+            {
+                broken.2 += 1;
+            }
             continue;
         };
         json_lines += 1;
@@ -462,6 +476,16 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         }
         if gemini::looks_like_record(&record) {
             return Some(Format::GeminiCliSession);
+        }
+    }
+    // Only broken lines, most of them with a format's own keys: that
+    // format, whose reader says which lines it could not read.
+    if json_lines == 0 && broken.0 >= 2 {
+        if broken.1 * 2 > broken.0 {
+            return Some(Format::CodexRollout);
+        }
+        if broken.2 * 2 > broken.0 {
+            return Some(Format::ClaudeCodeJsonl);
         }
     }
     // JSON lines of no known shape: Claude Code's reader keeps unknown records.

@@ -6,6 +6,12 @@ use super::{Evidence, Report};
 
 /// Renders the report as Markdown.
 pub fn render(report: &Report) -> String {
+    // Hidden characters from the input are shown as markers.
+    let out = render_raw(report);
+    super::visible::visible(&out, false).into_owned()
+}
+
+fn render_raw(report: &Report) -> String {
     let mut out = String::new();
     let (errors, warnings, infos) = report.counts();
     let _ = writeln!(out, "# hindsight report\n");

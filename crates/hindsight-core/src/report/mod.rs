@@ -9,6 +9,7 @@
 pub mod markdown;
 pub mod sarif;
 pub mod text;
+pub mod visible;
 
 use serde::{Deserialize, Serialize};
 

@@ -36,6 +36,14 @@ impl Style {
 
 /// Renders the report for a terminal; `color` adds ANSI colours.
 pub fn render(report: &Report, color: bool) -> String {
+    // Hidden characters from the input (bidi controls, zero-width spaces,
+    // escape sequences) are shown, never passed to the terminal; only this
+    // renderer's own colour codes stay.
+    let out = render_raw(report, color);
+    super::visible::visible(&out, color).into_owned()
+}
+
+fn render_raw(report: &Report, color: bool) -> String {
     let style = Style { on: color };
     let mut out = String::new();
     let (errors, warnings, infos) = report.counts();
