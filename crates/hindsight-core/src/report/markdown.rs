@@ -15,7 +15,7 @@ fn render_raw(report: &Report) -> String {
     let mut out = String::new();
     let (errors, warnings, infos) = report.counts();
     let _ = writeln!(out, "# hindsight report\n");
-    let _ = writeln!(out, "**{}**\n", cell(&report.summary.headline));
+    let _ = writeln!(out, "**{}**\n", prose(&cell(&report.summary.headline)));
     let _ = writeln!(
         out,
         "{} finding(s): {errors} error, {warnings} warning, {infos} info. \
@@ -49,7 +49,7 @@ fn render_raw(report: &Report) -> String {
                 c.id + 1,
                 c.kind_name(),
                 c.message.map(|m| m.to_string()).unwrap_or_default(),
-                cell(c.host.as_deref().unwrap_or("")),
+                prose(&cell(c.host.as_deref().unwrap_or(""))),
                 cell(&shorten(&c.command, 120))
             );
         }
@@ -67,10 +67,10 @@ fn render_raw(report: &Report) -> String {
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.id + 1,
                 s.engine_name(),
-                cell(s.host.as_deref().unwrap_or("")),
+                prose(&cell(s.host.as_deref().unwrap_or(""))),
                 s.port_text(),
                 s.tp_size.map(|p| p.to_string()).unwrap_or_default(),
-                cell(s.draft_model.as_deref().unwrap_or("")),
+                prose(&cell(s.draft_model.as_deref().unwrap_or(""))),
                 tri(s.ready),
                 tri(s.drafter_loaded),
                 s.ranks_text()
@@ -127,7 +127,7 @@ fn render_raw(report: &Report) -> String {
                 "| {} | {} | {} | {} |",
                 entry.check,
                 entry.status.name(),
-                cell(&entry.detail),
+                inline(&cell(&entry.detail)),
                 cited.join(", ")
             );
         }
@@ -135,7 +135,7 @@ fn render_raw(report: &Report) -> String {
 
     let _ = writeln!(out, "\n## Findings\n");
     if report.findings.is_empty() {
-        let _ = writeln!(out, "{}", cell(&report.summary.headline));
+        let _ = writeln!(out, "{}", prose(&cell(&report.summary.headline)));
     }
     for f in &report.findings {
         let _ = writeln!(
@@ -144,12 +144,13 @@ fn render_raw(report: &Report) -> String {
             f.severity.name(),
             f.rule,
             f.title,
-            f.message
+            inline(&f.message)
         );
         for e in &f.evidence {
             evidence(&mut out, e);
         }
-        let _ = writeln!(out, "Check with:\n\n```sh\n{}\n```\n", f.suggestion);
+        let fence = fence_for(&f.suggestion);
+        let _ = writeln!(out, "Check with:\n\n{fence}sh\n{}\n{fence}\n", f.suggestion);
     }
 
     if !report.diagnostics.is_empty() {
@@ -161,7 +162,7 @@ fn render_raw(report: &Report) -> String {
                 "- {} `{}{at}`: {}",
                 d.level,
                 cell(&d.source),
-                d.message
+                inline(&d.message)
             );
         }
     }
@@ -169,16 +170,61 @@ fn render_raw(report: &Report) -> String {
 }
 
 fn evidence(out: &mut String, e: &Evidence) {
-    let fence = if e.text.contains("```") {
-        "````"
-    } else {
-        "```"
-    };
+    let fence = fence_for(&e.text);
     let _ = writeln!(
         out,
         "`{}` lines {}–{}:\n\n{fence}text\n{}\n{fence}\n",
-        e.source, e.line_start, e.line_end, e.text
+        cell(&e.source),
+        e.line_start,
+        e.line_end,
+        e.text
     );
+}
+
+/// A code fence longer than any run of backticks in `text`, so nothing in
+/// it can close the block early.
+fn fence_for(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
+/// Text from the input outside code: every character Markdown or HTML
+/// would act on is escaped, so a pasted `<img onerror=…>` or
+/// `[x](javascript:…)` shows as text in any Markdown viewer.
+fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A message whose `code spans` stay code (their content is literal in
+/// Markdown, HTML included) and whose other text is [`prose`]. With an odd
+/// number of backticks the pairing is unknown, and all of it is prose.
+fn inline(text: &str) -> String {
+    if text.matches('`').count() % 2 == 1 {
+        return prose(text);
+    }
+    text.split('`')
+        .enumerate()
+        .map(|(i, piece)| {
+            if i % 2 == 1 {
+                format!("`{piece}`")
+            } else {
+                prose(piece)
+            }
+        })
+        .collect()
 }
 
 fn cell(text: &str) -> String {
@@ -202,5 +248,63 @@ fn tri(value: Option<bool>) -> &'static str {
         Some(true) => "yes",
         Some(false) => "no",
         None => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Source, analyze};
+
+    /// The Markdown with code blocks and code spans taken out: what a
+    /// viewer would interpret.
+    fn outside_code(markdown: &str) -> String {
+        let mut out = String::new();
+        let mut fence: Option<String> = None;
+        for line in markdown.lines() {
+            let ticks: String = line.chars().take_while(|&c| c == '`').collect();
+            match &fence {
+                Some(open) if ticks.len() >= open.len() && line.trim_end() == ticks => fence = None,
+                Some(_) => {}
+                None if ticks.len() >= 3 => fence = Some(ticks),
+                None => {
+                    for (i, piece) in line.split('`').enumerate() {
+                        if i % 2 == 0 {
+                            out.push_str(piece);
+                        }
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn pasted_html_and_links_stay_text() {
+        let vectors = [
+            "<script>alert(1)</script>",
+            "<img src=x onerror=alert(1)>",
+            "[click](javascript:alert(1))",
+            "```</pre><svg onload=alert(1)>",
+            "`<b>x</b>",
+        ];
+        let mut transcript = String::new();
+        for v in vectors {
+            transcript.push_str(&format!(
+                "$ vllm serve '{v}' --port 8000 > '/tmp/{v}.log' 2>&1 &\n$ ssh '{v}' tail -5 /tmp/x.log\n"
+            ));
+        }
+        transcript.push_str("The server is up. <img src=x onerror=alert(2)>\n");
+        let report = analyze(&[Source::new("<svg onload=alert(3)>.txt", transcript)]);
+        let markdown = render(&report);
+        let outside = outside_code(&markdown);
+        assert!(!outside.contains('<'), "raw HTML outside code:\n{outside}");
+        let live_link = outside
+            .match_indices("](")
+            .any(|(at, _)| !outside[..at].ends_with('\\'));
+        assert!(!live_link, "a live link:\n{outside}");
+        // The vectors are still there, as text.
+        assert!(markdown.contains("onerror=alert(1)"));
     }
 }
