@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scale=1
 [ "${1:-}" = small ] && scale=10
-dir="${TMPDIR:-/tmp}/hindsight-hostile"
+dir="${TMPDIR:-/tmp}/hindsight-hostile/scale-$scale"
 mkdir -p "$dir"
 cargo build --quiet --release -p hindsight-cli --bin hindsight
 [ -x /usr/bin/time ] || { echo "bench-hostile: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
