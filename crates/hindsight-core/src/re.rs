@@ -51,6 +51,8 @@ pub(crate) mod tests {
 
     /// Lines no example has, so that every pattern matches something.
     const EXTRA: &[&str] = &[
+        "Ubuntu\u{ff1a} ~ $ ollama list",
+        "MacBook-Pro:~ me$ curl -s localhost:8000",
         "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123",
         "see https://alice:hunter22@example.com/x and ghp_abcdefghijklmnopqrstuvwxyz0123456789",
         "AKIAABCDEFGHIJKLMNOP xoxb-0123456789-abc sk-ant-abcdefghijklmnopqrstu",

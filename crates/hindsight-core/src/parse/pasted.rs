@@ -29,6 +29,13 @@ regex!(
     PROMPT,
     r"^(?:\[?(?-u:([\w.-]+@[\w.-]+))(?::[^\t\n\x0B\x0C\r $#%]*|(?-u:\s+)[^\]\t\n\x0B\x0C\r ]+\]?)?(?-u:\s?)[$#%]|\$)(?:(?-u:\s)(.*))?$"
 );
+// Prompts that show a path and no `user@host`: `~ $ cmd`, `~/src $ cmd`,
+// a named one (`Ubuntu： ~ $ cmd`, `box: /srv #`) and macOS's
+// `MacBook-Pro:~ me$ cmd`. The path must start with `~` or `/`.
+regex!(
+    PATH_PROMPT,
+    r"^(?:[A-Za-z0-9_.-]+(?:[:：] ?| ))?(?:~(?:/[^ \t$#%]*)?|/[^ \t$#%]*) ?(?:[A-Za-z0-9_.-]+)?[$#%] (.*)$"
+);
 // PowerShell's `PS C:\Users\me> cmd` (also `PS /home/me> cmd`).
 regex!(PS_PROMPT, r"^PS (?:[A-Za-z]:\\|/)[^>\t\n]*> ?(.*)$");
 regex!(
@@ -118,7 +125,11 @@ pub fn prompt(line: &str) -> Option<(Option<String>, usize)> {
         let start = captures.get(1).map_or(line.len(), |m| skipped + m.start());
         return Some((None, start));
     }
-    let captures = PROMPT.as_ref()?.captures(rest)?;
+    let Some(captures) = PROMPT.as_ref()?.captures(rest) else {
+        let captures = PATH_PROMPT.as_ref()?.captures(rest)?;
+        let start = captures.get(1).map_or(line.len(), |m| skipped + m.start());
+        return Some((None, start));
+    };
     let command_start = captures.get(2).map_or(line.len(), |m| skipped + m.start());
     Some((
         captures.get(1).map(|m| m.as_str().to_owned()),
@@ -1611,7 +1622,39 @@ mod tests {
 
     #[test]
     fn patterns_compile() {
-        assert!(MSG_MARKER.is_some() && PROMPT.is_some() && PS_PROMPT.is_some());
+        assert!(
+            MSG_MARKER.is_some()
+                && PROMPT.is_some()
+                && PS_PROMPT.is_some()
+                && PATH_PROMPT.is_some()
+        );
+    }
+
+    #[test]
+    fn prompts_with_a_path_and_no_user() {
+        for (line, command) in [
+            ("Ubuntu\u{ff1a} ~ $ ollama list", "ollama list"),
+            ("~ $ ollama list", "ollama list"),
+            ("~/src/app $ npm run dev", "npm run dev"),
+            (
+                "MacBook-Pro:~ me$ curl -s localhost:8000",
+                "curl -s localhost:8000",
+            ),
+            (
+                "box: /srv # systemctl restart ollama",
+                "systemctl restart ollama",
+            ),
+        ] {
+            let (_, start) = prompt(line).unwrap_or_else(|| panic!("no prompt in {line:?}"));
+            assert_eq!(&line[start..], command, "{line:?}");
+        }
+        for line in [
+            "price: ~5 $ per hour",
+            "/usr/lib is where $ lives",
+            "total 5 $",
+        ] {
+            assert!(prompt(line).is_none(), "{line:?}");
+        }
     }
 
     #[test]

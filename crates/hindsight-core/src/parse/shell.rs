@@ -268,6 +268,25 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
         if program == "ssh" {
             return unwrap_ssh(command, depth);
         }
+        // `su - user -s /bin/bash -c 'ollama serve'`, `runuser -u u -- cmd`:
+        // the command run as another user.
+        if matches!(program.as_str(), "su" | "runuser") {
+            if let Some(at) = command
+                .argv
+                .iter()
+                .position(|a| a == "-c" || a == "--command")
+                && let Some(script) = command.argv.get(at + 1).cloned()
+            {
+                return nest(&command, &script, depth, None, &program);
+            }
+            if let Some(at) = command.argv.iter().position(|a| a == "--")
+                && at + 1 < command.argv.len()
+            {
+                command.wrappers.push(program);
+                command.argv.drain(..=at);
+                continue;
+            }
+        }
         if matches!(program.as_str(), "bash" | "sh" | "zsh" | "dash") {
             if let Some(script_index) = shell_c_argument(&command.argv) {
                 let script = command.argv[script_index].clone();
@@ -765,6 +784,17 @@ mod tests {
             argvs("a;b && c||d | e"),
             vec![vec!["a"], vec!["b"], vec!["c"], vec!["d"], vec!["e"]]
         );
+    }
+
+    #[test]
+    fn su_and_runuser_run_their_command() {
+        let commands = parse("sudo su - ollama -s /bin/bash -c '/usr/local/bin/ollama serve'");
+        assert_eq!(
+            commands.last().map(|c| c.argv.clone()),
+            Some(vec!["/usr/local/bin/ollama".to_owned(), "serve".to_owned()])
+        );
+        let commands = parse("runuser -u vllm -- vllm serve m --port 8000");
+        assert_eq!(commands[0].program(), "vllm");
     }
 
     #[test]

@@ -211,6 +211,40 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
 /// before, so the host is the container's own).
 fn service_probe(command: &SimpleCommand) -> Option<Observation> {
     let argv = &command.argv;
+    // The Ollama CLI asks its server over HTTP (`OLLAMA_HOST`, else
+    // 127.0.0.1:11434): `ollama list` answering, or failing with "could
+    // not connect to ollama app", is a request to that server. `-v` only
+    // asks when a server answers, and says so otherwise.
+    if command.program() == "ollama"
+        && matches!(
+            argv.get(1).map(String::as_str),
+            Some("list" | "ls" | "ps" | "show" | "run" | "pull" | "stop" | "-v" | "--version")
+        )
+    {
+        let address = command
+            .env
+            .iter()
+            .find(|(name, _)| name == "OLLAMA_HOST")
+            .map(|(_, value)| value.as_str())
+            .unwrap_or("127.0.0.1:11434");
+        let address = address
+            .trim_start_matches("http://")
+            .trim_start_matches("https://");
+        let (host, port) = match address.rsplit_once(':') {
+            Some((host, port)) => (host, port.parse().unwrap_or(11434)),
+            None => (address, 11434),
+        };
+        let host = if host.is_empty() || host == "0.0.0.0" {
+            "127.0.0.1"
+        } else {
+            host
+        };
+        return Some(Observation::Http {
+            url: format!("http://{host}:{port}/api/tags"),
+            host: host.to_owned(),
+            port: Some(port),
+        });
+    }
     let (default_port, port_flag) = match command.program() {
         "redis-cli" | "valkey-cli" if argv.iter().any(|a| a.eq_ignore_ascii_case("ping")) => {
             (6379, "-p")
@@ -441,7 +475,8 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                 }
             }
             "nvidia-smi" => found.push(Observation::Gpus),
-            "redis-cli" | "valkey-cli" | "pg_isready" | "mysqladmin" | "mariadb-admin" => {
+            "redis-cli" | "valkey-cli" | "pg_isready" | "mysqladmin" | "mariadb-admin"
+            | "ollama" => {
                 found.extend(service_probe(command));
             }
             "ps" | "pgrep" => {

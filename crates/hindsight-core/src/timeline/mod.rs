@@ -1449,6 +1449,11 @@ fn is_request_failure(line: &str) -> bool {
         "Connection refused",
         "Failed to connect",
         "Could not connect",
+        // The Ollama CLI (`Error: could not connect to ollama app, is it
+        // running?`) and Go clients (`connect: connection refused`).
+        "could not connect to ollama",
+        "could not connect to a running Ollama",
+        "connect: connection refused",
         "Couldn't connect",
         "curl: (",
         "Empty reply from server",
