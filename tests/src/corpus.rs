@@ -483,12 +483,31 @@ fn match_server(
     let free = |i: &usize| !taken[*i];
     // The log's server; a log the report reads as a transcript (a terminal
     // session) has its server found by launch or engine instead.
-    if let Some(log) = expected["log"].as_str()
-        && let Some(found) = (0..servers.len())
+    // A log of several services (`docker compose logs`) has several
+    // servers: the one of the same engine and port, else engine, else port.
+    if let Some(log) = expected["log"].as_str() {
+        let of_log: Vec<usize> = (0..servers.len())
             .filter(free)
-            .find(|&i| servers[i]["log_source"].as_str() == Some(log))
-    {
-        return Some(found);
+            .filter(|&i| servers[i]["log_source"].as_str() == Some(log))
+            .collect();
+        let engine_is = |i: usize| {
+            let want = expected["engine"]
+                .as_str()
+                .map(|e| if e == "llama-cpp" { "llama.cpp" } else { e });
+            want.is_some() && servers[i]["engine"].as_str() == want
+        };
+        let port_is =
+            |i: usize| !expected["port"].is_null() && servers[i]["port"] == expected["port"];
+        let best = of_log
+            .iter()
+            .copied()
+            .find(|&i| engine_is(i) && port_is(i))
+            .or_else(|| of_log.iter().copied().find(|&i| engine_is(i)))
+            .or_else(|| of_log.iter().copied().find(|&i| port_is(i)))
+            .or_else(|| of_log.first().copied());
+        if let Some(found) = best {
+            return Some(found);
+        }
     }
     if let Some(at) = place(&expected["launch_at"]) {
         return (0..servers.len()).filter(free).find(|&i| {

@@ -619,6 +619,9 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Shard", FAILURE | WEIGHTS),
     ("Webserver", FAILURE),
     ("has terminated", FAILURE),
+    ("llama runner terminated", FAILURE),
+    ("ROCm error", FAILURE),
+    ("HIP error", FAILURE),
     ("model loading error", FAILURE),
     ("failed to load model", FAILURE),
     ("Traceback", FAILURE),
@@ -1290,6 +1293,9 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("Webserver Crashed")
         || has("WebserverFailed")
         || has("llama runner process has terminated")
+        // Newer Ollama: `msg="llama runner terminated" error="exit status
+        // 0xc0000409"`.
+        || has("llama runner terminated")
         || has("exiting due to model loading error")
         || has("failed to load model")
     {
@@ -1301,6 +1307,10 @@ fn failure(message: &str) -> Option<FailureKind> {
         // is available for execution on the device`); out of memory is
         // told above.
         || has("CUDA error")
+        // The same from AMD's runtime (`ROCm error: invalid device
+        // function`, `HIP error: …`).
+        || has("ROCm error")
+        || has("HIP error")
         || (message.starts_with(|c: char| c.is_ascii_uppercase())
             && (has("Error") || has("Exception"))
             && PY_EXCEPTION.as_ref().is_some_and(|re| re.is_match(message)))
@@ -2298,10 +2308,27 @@ pub fn engine_hint(line: &str) -> Option<Engine> {
         // Python servers (MLC, LMDeploy) do.
         return None;
     }
+    let has = |needle: &str| line.contains(needle);
+    // SGLang's bare `[date time] ` is also how wrapper scripts stamp their
+    // lines: one that holds another engine's own line (`[2026-01-26
+    // 16:56:13] INFO 01-26 16:56:12 [utils.py:253] …`) or names vLLM and
+    // not SGLang is that engine's.
+    if found.engine == Some(Engine::Sglang) && found.rank.is_none() {
+        let message = line.get(found.message..).unwrap_or("").trim_start();
+        if super::vllm_log::prefix(message).is_some()
+            || (has("vLLM") || has("vllm")) && !has("sglang") && !has("SGLang")
+        {
+            return Some(Engine::Vllm);
+        }
+        // A stamp alone (`[…] Configuration:`) says nothing of the engine;
+        // SGLang's own lines without a rank tag name what they do.
+        if !has("sglang") && !has("SGLang") && classify(message).signal.is_none() {
+            return None;
+        }
+    }
     if found.engine.is_some() {
         return found.engine;
     }
-    let has = |needle: &str| line.contains(needle);
     if has("server_args=ServerArgs") || has("sglang") || has("fired up and ready to roll") {
         Some(Engine::Sglang)
     } else if has("vLLM") || has("vllm") {
@@ -2546,6 +2573,53 @@ mod tests {
             assert!(pattern.is_some());
         }
         assert!(rank_in_text("[2026-01-01 00:00:00 TP1] x").is_some());
+    }
+
+    #[test]
+    fn ollama_runner_deaths_and_rocm_errors() {
+        let died = classify(
+            "time=2025-07-24T18:30:30.079+09:00 level=ERROR source=server.go:464 msg=\"llama runner terminated\" error=\"exit status 0xc0000409\"",
+        );
+        assert!(
+            matches!(
+                died.signal,
+                Some(Signal::Failure {
+                    kind: FailureKind::EngineDied,
+                    ..
+                })
+            ),
+            "{died:?}"
+        );
+        let rocm = classify("ROCm error: invalid device function");
+        assert!(
+            matches!(
+                rocm.signal,
+                Some(Signal::Failure {
+                    kind: FailureKind::Exception,
+                    ..
+                })
+            ),
+            "{rocm:?}"
+        );
+    }
+
+    #[test]
+    fn a_wrapper_scripts_stamp_is_no_sglang_vote() {
+        assert_eq!(engine_hint("[2026-01-26 15:58:16] Configuration:"), None);
+        assert_eq!(
+            engine_hint(
+                "[2026-01-26 16:56:13]      INFO 01-26 16:56:12 [utils.py:253] non-default args: {'model_tag': 'm'}"
+            ),
+            Some(Engine::Vllm)
+        );
+        assert_eq!(
+            engine_hint("[2026-01-02 10:00:00] The server is fired up and ready to roll!"),
+            Some(Engine::Sglang)
+        );
+        assert_eq!(
+            engine_hint("[2026-01-02 10:00:00 TP1] Load weight begin. avail mem=70.00 GB"),
+            Some(Engine::Sglang)
+        );
     }
 
     #[test]

@@ -539,6 +539,16 @@ impl Lifecycle {
         if self.ranks.is_empty() {
             self.ranks = std::mem::take(&mut self.aux_ranks);
         }
+        // A process name without an index (vLLM's single `EngineCore`) is
+        // not one more rank beside the indexed ones it runs (`rank 0` from
+        // its `world_size=1 rank=0`).
+        if self
+            .ranks
+            .iter()
+            .any(|r| r.chars().any(|c| c.is_ascii_digit()))
+        {
+            self.ranks.retain(|r| r.chars().any(|c| c.is_ascii_digit()));
+        }
         if implies_ray_driver(self.ranks.iter().map(String::as_str)) {
             self.ranks.insert(RAY_DRIVER.to_owned());
         }
