@@ -938,6 +938,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
     attribute_observations(&mut timeline);
     read_log_servers(&mut timeline);
     probed_servers(&mut timeline);
+    unit_servers(&mut timeline);
     mark_stopped(&mut timeline);
     order_servers(&mut timeline);
     locate_windows(&mut timeline, sources, parsed);
@@ -2508,6 +2509,115 @@ fn probed_servers(timeline: &mut Timeline) {
     }
 }
 
+/// The engine a service unit's name tells (`ollama`, `vllm-qwen`,
+/// `sglang@0`, `tgi`, `llama-server`).
+fn engine_of_unit(unit: &str) -> Option<Engine> {
+    let unit = unit.trim_end_matches(".service").to_ascii_lowercase();
+    if unit == "ollama" || unit.starts_with("ollama-") || unit.starts_with("ollama@") {
+        Some(Engine::Ollama)
+    } else if unit.contains("vllm") {
+        Some(Engine::Vllm)
+    } else if unit.contains("sglang") {
+        Some(Engine::Sglang)
+    } else if unit.contains("text-generation") || unit == "tgi" || unit.starts_with("tgi-") {
+        Some(Engine::Tgi)
+    } else if unit.contains("llama-server")
+        || unit.contains("llamacpp")
+        || unit.contains("llama.cpp")
+    {
+        Some(Engine::LlamaCpp)
+    } else {
+        None
+    }
+}
+
+/// `systemctl status UNIT` (or `service UNIT status`) of an engine's unit:
+/// a server the session found running (`Active: active (running)`) or
+/// found down (`inactive (dead)`, `failed`). Running is not serving: it
+/// makes the server known, not ready. A server of that engine already
+/// known on the host is the same one, looked at again.
+fn unit_servers(timeline: &mut Timeline) {
+    for checkpoint_id in 0..timeline.checkpoints.len() {
+        let checkpoint = &timeline.checkpoints[checkpoint_id];
+        let units: Vec<Engine> = checkpoint
+            .commands
+            .iter()
+            .filter_map(|c| {
+                let unit = match (c.program(), c.argv.get(1).map(String::as_str)) {
+                    ("systemctl", Some("status")) => {
+                        c.argv[2..].iter().find(|a| !a.starts_with('-'))
+                    }
+                    ("service", Some(_)) if c.argv.get(2).is_some_and(|a| a == "status") => {
+                        c.argv.get(1)
+                    }
+                    _ => None,
+                }?;
+                engine_of_unit(unit)
+            })
+            .collect();
+        if units.is_empty() {
+            continue;
+        }
+        let down = checkpoint.seen.iter().any(|l| {
+            let t = l.text.trim_start();
+            t.starts_with("Active: inactive") || t.starts_with("Active: failed")
+        });
+        let up = checkpoint
+            .seen
+            .iter()
+            .any(|l| l.text.trim_start().starts_with("Active: active (running)"));
+        if !up && !down {
+            continue;
+        }
+        let host = checkpoint.host.clone();
+        let span = checkpoint.span;
+        for engine in units {
+            let known = timeline.servers.iter().position(|s| {
+                s.engine == engine
+                    && same_host(s.host.as_deref(), host.as_deref())
+                    && s.launch.is_none_or(|l| l <= checkpoint_id)
+            });
+            let id = match known {
+                Some(id) => id,
+                None => {
+                    let id = timeline.servers.len();
+                    timeline.servers.push(Server {
+                        id,
+                        engine,
+                        host: host.clone(),
+                        flags: ServerSettings::default(),
+                        settings: ServerSettings::default(),
+                        log_path: None,
+                        launch: None,
+                        log_source: None,
+                        lifecycle: Lifecycle::new(engine),
+                        observed_by: Vec::new(),
+                        program: None,
+                        program_default_port: None,
+                        last_probe: None,
+                        stopped_by: None,
+                        exited: None,
+                    });
+                    id
+                }
+            };
+            let server = &mut timeline.servers[id];
+            // The latest look decides: a request that answered later wins.
+            if down
+                && server
+                    .last_probe
+                    .is_none_or(|(_, at)| at.source != span.source || at.start < span.start)
+            {
+                server.last_probe = Some((Outcome::Failed, span));
+            }
+            if !server.observed_by.contains(&checkpoint_id) {
+                server.observed_by.push(checkpoint_id);
+                server.observed_by.sort_unstable();
+            }
+        }
+    }
+}
+
 /// Puts the servers in the order the session met them: a server found
 /// running or only probed is created after the launched ones, but comes
 /// where it was first seen. Servers seen only in a log keep their place
@@ -2786,6 +2896,28 @@ mod tests {
         assert_eq!(
             report.servers[0].failure.as_ref().map(|f| f.kind.as_str()),
             Some("exception")
+        );
+    }
+
+    #[test]
+    fn a_units_status_is_a_server_found_running_or_down() {
+        let up = "$ systemctl status ollama\n\u{25cf} ollama.service - Ollama Service\n     Active: active (running) since Wed 2024-08-14 19:56:09 PDT; 35min ago\n";
+        let report = crate::analyze(&[crate::Source::new("t.txt", up)]);
+        assert_eq!(report.servers.len(), 1, "{report:?}");
+        assert_eq!(report.servers[0].engine, Engine::Ollama);
+        // Running is not serving.
+        assert_eq!(report.servers[0].ready, None);
+        let down = "$ sudo systemctl status vllm-qwen\n\u{25cb} vllm-qwen.service\n     Active: failed (Result: exit-code) since Tue 2026-01-06\n";
+        let report = crate::analyze(&[crate::Source::new("t.txt", down)]);
+        assert_eq!(report.servers.len(), 1);
+        assert_eq!(report.servers[0].engine, Engine::Vllm);
+        assert_eq!(report.servers[0].ready, Some(false));
+        // A unit of no engine makes no server.
+        let other = "$ systemctl status nginx\n     Active: active (running)\n";
+        assert!(
+            crate::analyze(&[crate::Source::new("t.txt", other)])
+                .servers
+                .is_empty()
         );
     }
 
