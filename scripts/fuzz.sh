@@ -9,9 +9,9 @@
 # runs for the given seconds (default 600) or 10 million executions,
 # whichever comes first, without sanitizers (the code has no unsafe: `-s
 # none` is several times faster). Seeds are the inputs of examples/; what a
-# run finds grows fuzz/work/<target>/ (not in git) and is merged, one input
-# per coverage edge, into fuzz/corpus/<target>/ (in git, replayed on
-# stable). A crash is left in fuzz/artifacts/<target>/ to become a
+# run finds grows fuzz/work/<target>/ (not in git); inputs that reach a
+# coverage edge fuzz/corpus/<target>/ does not are added to it (in git,
+# replayed on stable). A crash is left in fuzz/artifacts/<target>/ to become a
 # regression file in fuzz/regressions/<target>/. Prints executions,
 # coverage, features, seconds and saved inputs per target.
 set -euo pipefail
@@ -68,14 +68,12 @@ for target in "${targets[@]}"; do
         exit 1
     }
     took=$(( $(date +%s) - start ))
-    # The saved corpus keeps one input per coverage edge, not per feature
-    # (-use_counters=0): a few hundred small files per target that still
-    # reach every edge found, so git and the stable replay stay light.
+    # The saved corpus gains only inputs that reach a coverage edge it does
+    # not (-use_counters=0: edges, not hit counts), and keeps what it has,
+    # so git sees a few additions per run and the stable replay stays light.
     binary=fuzz/target/x86_64-unknown-linux-gnu/release/$target
-    rm -rf "$work/merged" && mkdir -p "$work/merged"
-    "$binary" -merge=1 -use_counters=0 "$work/merged" "$corpus" "$working" \
+    "$binary" -merge=1 -use_counters=0 "$corpus" "$working" \
         > "$work/$target.merge" 2>&1
-    rm -rf "$corpus" && mv "$work/merged" "$corpus"
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
