@@ -65,6 +65,11 @@ impl Mounted {
         !self.all(selector).is_empty()
     }
 
+    /// The text of every element matching `selector`, in order.
+    fn texts(&self, selector: &str) -> Vec<String> {
+        self.all(selector).iter().map(|e| text(e)).collect()
+    }
+
     /// The `data-rule` of every finding not hidden by a filter, in order.
     fn shown_rules(&self) -> Vec<String> {
         self.all("[data-testid=finding]")
@@ -555,11 +560,7 @@ async fn hidden_characters_in_a_command_are_shown_not_obeyed() {
         "{:?}",
         report.diagnostics
     );
-    let commands: Vec<String> = page
-        .all("[data-testid=checkpoint] .command code")
-        .iter()
-        .map(|e| text(e))
-        .collect();
+    let commands = page.texts("[data-testid=checkpoint] .command code");
     assert!(
         commands
             .iter()
@@ -572,11 +573,7 @@ async fn hidden_characters_in_a_command_are_shown_not_obeyed() {
         "{first_line}"
     );
     assert!(!first_line.contains('\u{202E}'));
-    let quotes: Vec<String> = page
-        .all("[data-testid=evidence] .tx")
-        .iter()
-        .map(|e| text(e))
-        .collect();
+    let quotes = page.texts("[data-testid=evidence] .tx");
     assert!(
         quotes
             .iter()

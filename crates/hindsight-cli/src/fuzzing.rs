@@ -34,7 +34,7 @@ pub const TARGETS: &[(&str, Target)] = &[
 /// Detection, then every parser (each format forced on the same bytes).
 pub fn detect_parse(data: &[u8]) {
     let source = Source::from_bytes("fuzz", data);
-    let detected = parse::detect(&source.text);
+    let _ = parse::detect(&source.text);
     for &format in Format::ALL {
         let parsed = parse::parse(&source, 0, format);
         for event in &parsed.events {
@@ -52,7 +52,6 @@ pub fn detect_parse(data: &[u8]) {
             );
         }
     }
-    let _ = detected;
 }
 
 /// Both condensers, fed line by line (as the CLI reads a file) and whole (as

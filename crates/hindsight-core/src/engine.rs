@@ -453,6 +453,22 @@ fn port_mapping(value: &str) -> Option<(u16, u16)> {
     Some((host, container))
 }
 
+/// The host and port `OLLAMA_HOST` names (`0.0.0.0:11500`,
+/// `http://10.0.0.5`, `:11435`), for the server and its CLI alike; `None`
+/// when the variable is not set. Either part may be missing.
+pub fn ollama_host(env: &[(String, String)]) -> Option<(Option<&str>, Option<u16>)> {
+    let (_, value) = env.iter().find(|(k, _)| k == "OLLAMA_HOST")?;
+    let address = value
+        .trim_start_matches("http://")
+        .trim_start_matches("https://")
+        .trim_end_matches('/');
+    let (host, port) = match address.rsplit_once(':') {
+        Some((host, port)) => (host, port.parse().ok()),
+        None => (address, None),
+    };
+    Some(((!host.is_empty()).then_some(host), port))
+}
+
 /// A launch from a whole simple command: [`launch_from_argv`], plus what
 /// the environment says (`OLLAMA_HOST=0.0.0.0:11500 ollama serve`).
 pub fn launch_from_command(
@@ -461,19 +477,10 @@ pub fn launch_from_command(
 ) -> Option<(Engine, ServerSettings)> {
     let (engine, mut settings) = launch_from_argv(argv)?;
     if engine == Engine::Ollama
-        && let Some((_, value)) = env.iter().find(|(k, _)| k == "OLLAMA_HOST")
+        && let Some((host, port)) = ollama_host(env)
     {
-        let address = value
-            .trim_start_matches("http://")
-            .trim_start_matches("https://")
-            .trim_end_matches('/');
-        match address.rsplit_once(':') {
-            Some((host, port)) => {
-                settings.bind_host = (!host.is_empty()).then(|| host.to_owned());
-                settings.port = port.parse().ok();
-            }
-            None => settings.bind_host = (!address.is_empty()).then(|| address.to_owned()),
-        }
+        settings.bind_host = host.map(str::to_owned);
+        settings.port = port.or(settings.port);
     }
     if engine == Engine::Tgi
         && settings.port.is_none()

@@ -2288,8 +2288,10 @@ impl<'t> Block<'t> {
     }
 }
 
-/// Which engine wrote a line, from its shape and words, for format detection.
-pub fn engine_hint(line: &str) -> Option<Engine> {
+/// Which engine wrote a line, from its shape and words, for format
+/// detection. `classified` is the line's [`classify`], which every caller
+/// has already made: it is not made twice.
+pub fn engine_hint(line: &str, classified: &LogLine) -> Option<Engine> {
     let line = strip_envelope(line);
     if line.starts_with('{') {
         if let Some(engine) = super::json_log::engine_of(line) {
@@ -2298,7 +2300,8 @@ pub fn engine_hint(line: &str) -> Option<Engine> {
         if let Some(plain) = super::json_log::text_of(line)
             && !plain.starts_with('{')
         {
-            return engine_hint(&plain);
+            // `classify` reads a JSON record as the plain line it holds.
+            return engine_hint(&plain, classified);
         }
     }
     let found = prefix(line);
@@ -2322,7 +2325,7 @@ pub fn engine_hint(line: &str) -> Option<Engine> {
         }
         // A stamp alone (`[…] Configuration:`) says nothing of the engine;
         // SGLang's own lines without a rank tag name what they do.
-        if !has("sglang") && !has("SGLang") && classify(message).signal.is_none() {
+        if !has("sglang") && !has("SGLang") && classified.signal.is_none() {
             return None;
         }
     }
@@ -2603,21 +2606,25 @@ mod tests {
         );
     }
 
+    fn hint(line: &str) -> Option<Engine> {
+        engine_hint(line, &classify(line))
+    }
+
     #[test]
     fn a_wrapper_scripts_stamp_is_no_sglang_vote() {
-        assert_eq!(engine_hint("[2026-01-26 15:58:16] Configuration:"), None);
+        assert_eq!(hint("[2026-01-26 15:58:16] Configuration:"), None);
         assert_eq!(
-            engine_hint(
+            hint(
                 "[2026-01-26 16:56:13]      INFO 01-26 16:56:12 [utils.py:253] non-default args: {'model_tag': 'm'}"
             ),
             Some(Engine::Vllm)
         );
         assert_eq!(
-            engine_hint("[2026-01-02 10:00:00] The server is fired up and ready to roll!"),
+            hint("[2026-01-02 10:00:00] The server is fired up and ready to roll!"),
             Some(Engine::Sglang)
         );
         assert_eq!(
-            engine_hint("[2026-01-02 10:00:00 TP1] Load weight begin. avail mem=70.00 GB"),
+            hint("[2026-01-02 10:00:00 TP1] Load weight begin. avail mem=70.00 GB"),
             Some(Engine::Sglang)
         );
     }

@@ -311,7 +311,7 @@ pub fn detect(text: &str) -> Format {
             {
                 log_lines += 1;
             }
-            if let Some(engine) = logline::engine_hint(segment) {
+            if let Some(engine) = logline::engine_hint(segment, &classified) {
                 votes[engine as usize] += 1;
             }
         }

@@ -1587,7 +1587,7 @@ fn is_log_line(line: &str) -> bool {
     classified.signal.is_some()
         || classified.rank.is_some()
         || classified.time.is_some()
-        || super::logline::engine_hint(&stripped).is_some()
+        || super::logline::engine_hint(&stripped, &classified).is_some()
 }
 
 #[cfg(test)]

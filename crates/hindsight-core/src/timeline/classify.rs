@@ -221,24 +221,9 @@ fn service_probe(command: &SimpleCommand) -> Option<Observation> {
             Some("list" | "ls" | "ps" | "show" | "run" | "pull" | "stop" | "-v" | "--version")
         )
     {
-        let address = command
-            .env
-            .iter()
-            .find(|(name, _)| name == "OLLAMA_HOST")
-            .map(|(_, value)| value.as_str())
-            .unwrap_or("127.0.0.1:11434");
-        let address = address
-            .trim_start_matches("http://")
-            .trim_start_matches("https://");
-        let (host, port) = match address.rsplit_once(':') {
-            Some((host, port)) => (host, port.parse().unwrap_or(11434)),
-            None => (address, 11434),
-        };
-        let host = if host.is_empty() || host == "0.0.0.0" {
-            "127.0.0.1"
-        } else {
-            host
-        };
+        let (host, port) = crate::engine::ollama_host(&command.env).unwrap_or((None, None));
+        let host = host.filter(|h| *h != "0.0.0.0").unwrap_or("127.0.0.1");
+        let port = port.unwrap_or(11434);
         return Some(Observation::Http {
             url: format!("http://{host}:{port}/api/tags"),
             host: host.to_owned(),

@@ -677,6 +677,36 @@ pub struct Server {
 }
 
 impl Server {
+    /// A server known without a launch: from a log, a probe, a look at a
+    /// shell or a unit. Everything else about it is learned later.
+    fn found(id: usize, engine: Engine, host: Option<String>) -> Self {
+        Server {
+            id,
+            engine,
+            host,
+            flags: ServerSettings::default(),
+            settings: ServerSettings::default(),
+            log_path: None,
+            launch: None,
+            log_source: None,
+            lifecycle: Lifecycle::new(engine),
+            observed_by: Vec::new(),
+            program: None,
+            program_default_port: None,
+            last_probe: None,
+            stopped_by: None,
+            exited: None,
+        }
+    }
+
+    /// Records that a checkpoint looked at it (once), the list in order.
+    fn observe(&mut self, checkpoint: usize) {
+        if !self.observed_by.contains(&checkpoint) {
+            self.observed_by.push(checkpoint);
+            self.observed_by.sort_unstable();
+        }
+    }
+
     /// Whether the command that started it is known (a launch in the
     /// transcript, or one pasted above its log): only then does an
     /// engine's default apply to what the command left out.
@@ -1905,7 +1935,8 @@ fn split_services(
                 .take(400);
             let mut votes = [0usize; 7];
             for line in lines {
-                if let Some(engine) = crate::parse::logline::engine_hint(line) {
+                let classified = crate::parse::logline::classify(line);
+                if let Some(engine) = crate::parse::logline::engine_hint(line, &classified) {
                     votes[engine as usize] += 1;
                 }
             }
@@ -2009,21 +2040,8 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
                         // A log nobody launched in the transcript: a server of its own.
                         let id = timeline.servers.len();
                         timeline.servers.push(Server {
-                            id,
-                            engine: log_engine,
-                            host: None,
-                            settings: ServerSettings::default(),
-                            flags: ServerSettings::default(),
                             log_path: log.name.map(str::to_owned),
-                            launch: None,
-                            log_source: None,
-                            lifecycle: Lifecycle::new(log_engine),
-                            observed_by: Vec::new(),
-                            program: None,
-                            program_default_port: None,
-                            last_probe: None,
-                            stopped_by: None,
-                            exited: None,
+                            ..Server::found(id, log_engine, None)
                         });
                         id
                     }
@@ -2249,7 +2267,7 @@ fn read_log_servers(timeline: &mut Timeline) {
         let mut votes = [0usize; 7];
         let mut telling = false;
         for line in checkpoint.seen.iter() {
-            if let Some(engine) = crate::parse::logline::engine_hint(line.text) {
+            if let Some(engine) = crate::parse::logline::engine_hint(line.text, line.log) {
                 votes[engine as usize] += 1;
             }
             telling |= line.log.signal.is_some() || line.rank.is_some() || line.log.rank.is_some();
@@ -2286,21 +2304,8 @@ fn read_log_servers(timeline: &mut Timeline) {
             None => {
                 let new = timeline.servers.len();
                 timeline.servers.push(Server {
-                    id: new,
-                    engine,
-                    host,
-                    settings: ServerSettings::default(),
-                    flags: ServerSettings::default(),
                     log_path: Some(key),
-                    launch: None,
-                    log_source: None,
-                    lifecycle: Lifecycle::new(engine),
-                    observed_by: Vec::new(),
-                    program: None,
-                    program_default_port: None,
-                    last_probe: None,
-                    stopped_by: None,
-                    exited: None,
+                    ..Server::found(new, engine, host)
                 });
                 new
             }
@@ -2472,24 +2477,12 @@ fn probed_servers(timeline: &mut Timeline) {
                 None => {
                     let id = timeline.servers.len();
                     timeline.servers.push(Server {
-                        id,
-                        engine,
-                        host: host.clone(),
                         settings: ServerSettings {
                             port: Some(port),
                             ..ServerSettings::default()
                         },
-                        flags: ServerSettings::default(),
-                        log_path: None,
-                        launch: None,
-                        log_source: None,
-                        lifecycle: Lifecycle::new(engine),
                         observed_by: vec![checkpoint_id],
-                        program: None,
-                        program_default_port: None,
-                        last_probe: None,
-                        stopped_by: None,
-                        exited: None,
+                        ..Server::found(id, engine, host.clone())
                     });
                     id
                 }
@@ -2501,33 +2494,8 @@ fn probed_servers(timeline: &mut Timeline) {
                 server.last_probe = Some((outcome, timeline.checkpoints[checkpoint_id].span));
             }
             // The probe looked at it (a port learned only now, too).
-            if !server.observed_by.contains(&checkpoint_id) {
-                server.observed_by.push(checkpoint_id);
-                server.observed_by.sort_unstable();
-            }
+            server.observe(checkpoint_id);
         }
-    }
-}
-
-/// The engine a service unit's name tells (`ollama`, `vllm-qwen`,
-/// `sglang@0`, `tgi`, `llama-server`).
-fn engine_of_unit(unit: &str) -> Option<Engine> {
-    let unit = unit.trim_end_matches(".service").to_ascii_lowercase();
-    if unit == "ollama" || unit.starts_with("ollama-") || unit.starts_with("ollama@") {
-        Some(Engine::Ollama)
-    } else if unit.contains("vllm") {
-        Some(Engine::Vllm)
-    } else if unit.contains("sglang") {
-        Some(Engine::Sglang)
-    } else if unit.contains("text-generation") || unit == "tgi" || unit.starts_with("tgi-") {
-        Some(Engine::Tgi)
-    } else if unit.contains("llama-server")
-        || unit.contains("llamacpp")
-        || unit.contains("llama.cpp")
-    {
-        Some(Engine::LlamaCpp)
-    } else {
-        None
     }
 }
 
@@ -2552,7 +2520,9 @@ fn unit_servers(timeline: &mut Timeline) {
                     }
                     _ => None,
                 }?;
-                engine_of_unit(unit)
+                // The unit's name tells the engine, as a container's does.
+                let engine = crate::engine::engine_named_in(unit);
+                (engine != Engine::Unknown).then_some(engine)
             })
             .collect();
         if units.is_empty() {
@@ -2581,23 +2551,9 @@ fn unit_servers(timeline: &mut Timeline) {
                 Some(id) => id,
                 None => {
                     let id = timeline.servers.len();
-                    timeline.servers.push(Server {
-                        id,
-                        engine,
-                        host: host.clone(),
-                        flags: ServerSettings::default(),
-                        settings: ServerSettings::default(),
-                        log_path: None,
-                        launch: None,
-                        log_source: None,
-                        lifecycle: Lifecycle::new(engine),
-                        observed_by: Vec::new(),
-                        program: None,
-                        program_default_port: None,
-                        last_probe: None,
-                        stopped_by: None,
-                        exited: None,
-                    });
+                    timeline
+                        .servers
+                        .push(Server::found(id, engine, host.clone()));
                     id
                 }
             };
@@ -2610,10 +2566,7 @@ fn unit_servers(timeline: &mut Timeline) {
             {
                 server.last_probe = Some((Outcome::Failed, span));
             }
-            if !server.observed_by.contains(&checkpoint_id) {
-                server.observed_by.push(checkpoint_id);
-                server.observed_by.sort_unstable();
-            }
+            server.observe(checkpoint_id);
         }
     }
 }
