@@ -56,6 +56,21 @@ impl Source {
         }
     }
 
+    /// [`Source::from_bytes`] that takes the bytes: valid UTF-8 (the usual
+    /// case) becomes the text without a copy.
+    pub fn from_vec(name: impl Into<String>, bytes: Vec<u8>) -> Self {
+        match String::from_utf8(bytes) {
+            Ok(text) => Self::new(name, text),
+            Err(error) => {
+                let at = error.utf8_error().valid_up_to();
+                let mut source =
+                    Self::new(name, String::from_utf8_lossy(error.as_bytes()).into_owned());
+                source.invalid_utf8_at = Some(at);
+                source
+            }
+        }
+    }
+
     /// Forces a format instead of detecting it.
     #[must_use]
     pub fn with_format(mut self, format: Format) -> Self {

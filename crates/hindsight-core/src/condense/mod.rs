@@ -1,5 +1,6 @@
 //! Line-preserving condensation of agent sessions (Claude Code JSONL and
-//! Codex rollouts), so that a 1 GB session file is analyzed in bounded memory.
+//! Codex rollouts), so that a 1 GB session file is analyzed in bounded memory;
+//! server logs have a condenser of their own ([`LogCondenser`], in `log`).
 //!
 //! Most of a long session's bytes are things no rule looks at: the content of
 //! files the agent read, the whole original file stored with every edit,
@@ -25,6 +26,9 @@
 
 mod claude_code;
 mod codex;
+mod log;
+
+pub use log::{LogCondenser, Sizes};
 
 use std::borrow::Cow;
 

@@ -2221,7 +2221,11 @@ impl<'t> Block<'t> {
         }
         if self.args {
             // A dump cut short (no closing `}`) ends where the next log
-            // line starts.
+            // line starts, or at an empty line: TGI's dump has none, and
+            // the log condenser leaves one for each line it drops.
+            if line.trim().is_empty() {
+                return false;
+            }
             let clean = strip_ansi(line);
             let inner = strip_envelope(&clean);
             return !(inner.starts_with(|c: char| c.is_ascii_digit())

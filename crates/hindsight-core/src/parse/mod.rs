@@ -494,9 +494,15 @@ fn detect_jsonl(head: &str) -> Option<Format> {
 
 /// Parses one source with the given format.
 pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
-    let mut parsed = parse_format(source, id, format);
+    parse_text(&source.text, id, format)
+}
+
+/// [`parse`] of a bare text: the log condenser parses pieces of a log that
+/// are never a [`Source`] of their own.
+pub fn parse_text(text: &str, id: SourceId, format: Format) -> Parsed {
+    let mut parsed = parse_format(text, id, format);
     if let Some(engine) = format.log_engine()
-        && let Some(head) = launch_head::find(&source.text, engine)
+        && let Some(head) = launch_head::find(text, engine)
     {
         // The command pasted above the log: an event of its own, in order.
         let at = parsed.events.partition_point(|e| e.span.start < head.start);
@@ -540,26 +546,24 @@ pub fn parse_region(source: &Source, id: SourceId, region: Span, format: Format)
     parsed
 }
 
-fn parse_format(source: &Source, id: SourceId, format: Format) -> Parsed {
+fn parse_format(text: &str, id: SourceId, format: Format) -> Parsed {
     match format {
-        Format::PastedText if claude_export::looks_like(&source.text) => {
-            claude_export::parse(&source.text, id)
-        }
-        Format::PastedText => pasted::parse(&source.text, id),
-        Format::ClaudeCodeJsonl => claude_code::parse(&source.text, id),
-        Format::CodexRollout => codex::parse(&source.text, id),
-        Format::CodexTuiRecording => codex_tui::parse(&source.text, id),
-        Format::GeminiCliSession => gemini::parse(&source.text, id),
-        Format::AiderHistory => aider::parse(&source.text, id),
-        Format::OpenhandsTrajectory => openhands::parse(&source.text, id),
-        Format::SweAgentTrajectory => swe_agent::parse(&source.text, id),
-        Format::SglangLog => sglang_log::parse(&source.text, id),
-        Format::VllmLog => vllm_log::parse(&source.text, id),
-        Format::TgiLog => tgi_log::parse(&source.text, id),
-        Format::LlamaCppLog => llamacpp_log::parse(&source.text, id),
-        Format::OllamaLog => ollama_log::parse(&source.text, id),
-        Format::TensorrtLlmLog => trtllm_log::parse(&source.text, id),
-        Format::ServerLog => logline::parse_other_log(&source.text, id),
+        Format::PastedText if claude_export::looks_like(text) => claude_export::parse(text, id),
+        Format::PastedText => pasted::parse(text, id),
+        Format::ClaudeCodeJsonl => claude_code::parse(text, id),
+        Format::CodexRollout => codex::parse(text, id),
+        Format::CodexTuiRecording => codex_tui::parse(text, id),
+        Format::GeminiCliSession => gemini::parse(text, id),
+        Format::AiderHistory => aider::parse(text, id),
+        Format::OpenhandsTrajectory => openhands::parse(text, id),
+        Format::SweAgentTrajectory => swe_agent::parse(text, id),
+        Format::SglangLog => sglang_log::parse(text, id),
+        Format::VllmLog => vllm_log::parse(text, id),
+        Format::TgiLog => tgi_log::parse(text, id),
+        Format::LlamaCppLog => llamacpp_log::parse(text, id),
+        Format::OllamaLog => ollama_log::parse(text, id),
+        Format::TensorrtLlmLog => trtllm_log::parse(text, id),
+        Format::ServerLog => logline::parse_other_log(text, id),
         Format::JsonDocument => Parsed {
             events: Vec::new(),
             diagnostics: vec![Diagnostic::info(

@@ -793,6 +793,14 @@ pub fn fragments(text: &str) -> Vec<&str> {
     found
 }
 
+/// Where every credential-shaped match in a text lies, from its name or
+/// scheme to the end of its value: the log condenser keeps those lines, so
+/// that [`scan`] finds in the condensed log what it finds in the whole one.
+pub(crate) fn credential_spans(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    matches(text)
+        .map(|found| found.whole.start.min(found.value.start)..found.whole.end.max(found.value.end))
+}
+
 /// Literals a match of [`PATTERNS`] holds, each with the patterns (a bit
 /// per index) whose matches hold it: a text with none of a pattern's
 /// literals is not searched with it. A test holds them to the patterns.
