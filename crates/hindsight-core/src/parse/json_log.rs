@@ -103,7 +103,12 @@ pub fn engine_of(line: &str) -> Option<Engine> {
     let Ok(Value::Object(object)) = serde_json::from_str::<Value>(trimmed) else {
         return None;
     };
-    if object.contains_key("tid") && object.contains_key("function") {
+    // llama.cpp's server: `{"tid":…,"function":…}`, and before it had a
+    // thread id (2023), `{"timestamp":…,"level":…,"function":…,"line":…}`.
+    if object.contains_key("function")
+        && (object.contains_key("tid")
+            || object.contains_key("line") && object.contains_key("level"))
+    {
         return Some(Engine::LlamaCpp);
     }
     let target = string(object.get("target")).unwrap_or_default();

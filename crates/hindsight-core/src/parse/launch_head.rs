@@ -116,41 +116,9 @@ fn job_report(text: &str, engine: Engine) -> Option<HeadLaunch> {
     None
 }
 
-/// The command of a bash job report line, after its status word.
+/// The command of a shell's job report line, after its status word.
 fn job_command(line: &str) -> Option<&str> {
-    const ENDS: &[&str] = &[
-        "Aborted",
-        "Killed",
-        "Segmentation fault",
-        "Terminated",
-        "Bus error",
-        "Illegal instruction",
-        "Floating point exception",
-        "Quit",
-        "Hangup",
-        "Done",
-        "Exit ",
-    ];
-    let at = ENDS.iter().filter_map(|end| line.find(end)).min()?;
-    let before = line[..at].trim_end();
-    // What bash writes before the status: `script: line N: PID` or `[N]+`.
-    let shaped = before.ends_with(|c: char| c.is_ascii_digit())
-        && (before.contains(": line ") || before.split_whitespace().count() == 1)
-        || before.starts_with('[') && before.trim_end_matches(['+', '-', ' ']).ends_with(']');
-    if !shaped {
-        return None;
-    }
-    let mut rest = line[at..].trim_start();
-    // The status, its code (`Exit 1`) and `(core dumped)`, then spaces.
-    rest = rest
-        .split_once("  ")
-        .map_or(rest, |(_, after)| after)
-        .trim_start();
-    rest = rest
-        .strip_prefix("(core dumped)")
-        .unwrap_or(rest)
-        .trim_start();
-    (!rest.is_empty()).then_some(rest)
+    super::logline::shell_job(line).map(|(_, command)| command)
 }
 
 /// Where a command starts on a line, after what wraps it: a shell prompt,

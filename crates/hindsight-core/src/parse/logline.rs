@@ -209,12 +209,13 @@ regex!(
     ENVELOPE,
     r"^(?:\[(?:pod|deployment|job|statefulset)/[^\]\t\n\x0B\x0C\r ]+\] |(?-u:[A-Za-z0-9][\w.-]*\s+\| )|(?-u:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d )[^\t\n\x0B\x0C\r ]+(?-u: [\w.@/-]+(?:\[\d+\])?: )|(?-u:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \| )|(?-u:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)? ))"
 );
-// A date and time (`2026-01-02 10:00:00`, `[2026-01-02T10:00:00.123]`), or
+// A date and time (`2026-01-02 10:00:00`, `[2026-01-02T10:00:00.123]`,
+// `docker logs -t`'s `2024-12-17T20:43:27.485381977Z`), or
 // zerolog's console time and level (`11:18PM INF`: LocalAI and other Go
 // servers).
 regex!(
     GENERIC_TIME,
-    r"(?-u)^(?:\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?: - | )|(\d{1,2}:\d\d[AP]M) (?:TRC|DBG|INF|WRN|ERR|FTL|PNC) )"
+    r"(?-u)^(?:\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?(?: - | )|(\d{1,2}:\d\d[AP]M) (?:TRC|DBG|INF|WRN|ERR|FTL|PNC) )"
 );
 regex!(TORCH_RANK, r"(?-u)^\[rank(\d+)\]:");
 regex!(OLD_RANK, r"(?-u)^Rank (\d+): ");
@@ -622,6 +623,18 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("llama runner terminated", FAILURE),
     ("ROCm error", FAILURE),
     ("HIP error", FAILURE),
+    ("uncaught exception", FAILURE),
+    ("egmentation fault", FAILURE),
+    ("Aborted", FAILURE),
+    ("abort", FAILURE),
+    ("bus error", FAILURE),
+    ("Bus error", FAILURE),
+    ("Illegal instruction", FAILURE),
+    ("illegal hardware instruction", FAILURE),
+    ("oint exception", FAILURE),
+    ("Terminated", FAILURE),
+    ("terminated", FAILURE),
+    ("terminate called after throwing", FAILURE),
     ("model loading error", FAILURE),
     ("failed to load model", FAILURE),
     ("Traceback", FAILURE),
@@ -1311,6 +1324,12 @@ fn failure(message: &str) -> Option<FailureKind> {
         // function`, `HIP error: …`).
         || has("ROCm error")
         || has("HIP error")
+        // A C++ server's death (llama.cpp, llamafile, TensorRT-LLM's
+        // executor): libc++'s `terminating due to uncaught exception of
+        // type std::length_error`, libstdc++'s `terminate called after
+        // throwing an instance of 'std::runtime_error'`.
+        || has("uncaught exception")
+        || has("terminate called after throwing")
         || (message.starts_with(|c: char| c.is_ascii_uppercase())
             && (has("Error") || has("Exception"))
             && PY_EXCEPTION.as_ref().is_some_and(|re| re.is_match(message)))
@@ -1323,16 +1342,86 @@ fn failure(message: &str) -> Option<FailureKind> {
     None
 }
 
-/// The shell's `bash: line 1: 4242 Killed   python …` (or `[1]+  Killed`).
+/// The shell's report of a job killed by a signal: bash's `bash: line 1:
+/// 4242 Killed   python …`, `[1]+  Killed …`, `start.sh: line 11:  7
+/// Aborted (core dumped) …`, zsh's `[1]    474256 segmentation fault
+/// ./server …`, `zsh: killed  python …`.
 fn killed_by_shell(message: &str) -> bool {
-    let words: Vec<&str> = message.split_whitespace().take(8).collect();
-    words.windows(2).any(|w| {
-        w[1] == "Killed"
-            && w[0]
-                .trim_matches(['[', ']', '+', '-'])
-                .chars()
-                .all(|c| c.is_ascii_digit())
-    })
+    shell_job(message)
+        .is_some_and(|(status, _)| !matches!(status, "Done" | "Exit" | "done" | "exit"))
+}
+
+/// A shell's job report: its status word (`Killed`, `Segmentation fault`,
+/// `Done`, `Exit`) and the command after it, which may be empty. bash
+/// capitalises the status and zsh does not.
+pub(crate) fn shell_job(line: &str) -> Option<(&str, &str)> {
+    const STATUSES: &[&str] = &[
+        "Aborted",
+        "Killed",
+        "Segmentation fault",
+        "Terminated",
+        "Bus error",
+        "Illegal instruction",
+        "Floating point exception",
+        "Quit",
+        "Hangup",
+        "Done",
+        "Exit",
+        "abort",
+        "killed",
+        "segmentation fault",
+        "terminated",
+        "bus error",
+        "illegal hardware instruction",
+        "floating point exception",
+        "quit",
+        "hangup",
+        "done",
+        "exit",
+    ];
+    let line = line.trim_start();
+    // The earliest status word that stands as a word of its own.
+    let (at, status) = STATUSES
+        .iter()
+        .filter_map(|status| {
+            let at = line.find(status)?;
+            let after = line[at + status.len()..].chars().next();
+            let before = line[..at].chars().next_back();
+            (after.is_none_or(|c| c == ' ' || c == '\t')
+                && before.is_none_or(|c| c == ' ' || c == '\t'))
+            .then_some((at, *status))
+        })
+        .min_by_key(|(at, _)| *at)?;
+    let before = line[..at].trim_end();
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    let words: Vec<&str> = before.split_whitespace().collect();
+    let shaped = match words.as_slice() {
+        // `[1]+`, `[1]-`, `[1]`, zsh's `[1]  + 474256`.
+        [job] if job.starts_with('[') => job.trim_end_matches(['+', '-']).ends_with(']'),
+        [job, pid] if job.starts_with('[') && job.ends_with(']') => digits(pid),
+        [job, sign, pid] if job.starts_with('[') && job.ends_with(']') => {
+            matches!(*sign, "+" | "-") && digits(pid)
+        }
+        // zsh's `zsh: killed`.
+        [shell] => *shell == "zsh:",
+        // bash's `script: line 11: 7`.
+        _ => before.contains(": line ") && words.last().is_some_and(|w| digits(w)),
+    };
+    if !shaped {
+        return None;
+    }
+    let mut rest = line[at + status.len()..].trim_start();
+    // An exit code (`Exit 1`), then `(core dumped)`.
+    if matches!(status, "Exit" | "exit") {
+        rest = rest
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+    }
+    rest = rest
+        .strip_prefix("(core dumped)")
+        .unwrap_or(rest)
+        .trim_start();
+    Some((status, rest))
 }
 
 /// The port an address-in-use line names (`('0.0.0.0', 8000)`,
@@ -1663,6 +1752,10 @@ fn is_routine(group: u16) -> bool {
 /// full anyway, and finding it here spares a search of its own.
 const RARE_LITERALS: &[&str] = &[
     "ddress",
+    "fault",
+    "bort",
+    "nstruction",
+    "erminate",
     "s dead",
     "Cache is",
     "ailed",
@@ -2857,6 +2950,42 @@ mod tests {
         );
         assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
         assert_eq!(kind("Killed"), Some(FailureKind::Killed));
+        // Shell job reports, bash's and zsh's.
+        for line in [
+            "[1]    474256 segmentation fault  ./server -m llama-2-13b.gguf --port 8080",
+            "[1]  + 9911 killed     python -m vllm.entrypoints.openai.api_server",
+            "zsh: illegal hardware instruction  ./llama-server -m m.gguf",
+            "start.sh: line 11:  7 Aborted (core dumped) lmdeploy serve api_server m",
+            "[2]-  Segmentation fault      ./server -m m.gguf",
+        ] {
+            assert_eq!(kind(line), Some(FailureKind::Killed), "{line}");
+        }
+        for line in [
+            "[1]+  Done                    sleep 5",
+            "the job was killed by the user",
+            "WARNING: process killed earlier",
+        ] {
+            assert_ne!(kind(line), Some(FailureKind::Killed), "{line}");
+        }
+        assert_eq!(
+            shell_job("[1]    474256 segmentation fault  ./server -m m.gguf --port 8080"),
+            Some(("segmentation fault", "./server -m m.gguf --port 8080"))
+        );
+        assert_eq!(
+            shell_job("x.sh: line 3: 77 Exit 1   vllm serve m"),
+            Some(("Exit", "vllm serve m"))
+        );
+        // A C++ server's death by an uncaught exception.
+        assert_eq!(
+            kind(
+                "libc++abi: terminating due to uncaught exception of type std::length_error: vector"
+            ),
+            Some(FailureKind::Exception)
+        );
+        assert_eq!(
+            kind("terminate called after throwing an instance of 'std::runtime_error'"),
+            Some(FailureKind::Exception)
+        );
         assert_eq!(
             kind("bash: line 1: 4242 Killed python3 -m vllm.entrypoints.openai.api_server"),
             Some(FailureKind::Killed)

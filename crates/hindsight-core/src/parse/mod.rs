@@ -286,11 +286,18 @@ pub fn detect(text: &str) -> Format {
     let mut tui = 0usize;
     // Votes per engine, in `Engine` order.
     let mut votes = [0usize; 7];
+    // Whether the first line with text is a command at a prompt: alone,
+    // that is the launch pasted above its log (`root@host:~# tritonserver
+    // …`), not a transcript's structure.
+    let mut prompt_first = None;
     for line in head.lines().take(400) {
         let trimmed = line.trim_start();
         let turn = pasted::is_message_marker(trimmed);
         let command =
             pasted::prompt(line).is_some_and(|(_, start)| !line[start..].trim().is_empty());
+        if prompt_first.is_none() && !trimmed.is_empty() {
+            prompt_first = Some(command);
+        }
         turns += usize::from(turn);
         prompts += usize::from(command);
         tui += usize::from(
@@ -305,19 +312,39 @@ pub fn detect(text: &str) -> Format {
         let stripped = logline::strip_ansi(trimmed);
         for segment in stripped.split('\r') {
             let classified = logline::classify(segment);
+            let hint = logline::engine_hint(segment, &classified);
+            // A collector's envelope (journald, `docker logs -t`, a compose
+            // or pod prefix) makes a line a log's, whatever it holds.
             if classified.time.is_some()
                 || classified.signal.is_some()
                 || json_log::engine_of(segment).is_some()
+                || logline::strip_envelope(segment).len() < segment.trim_start().len()
             {
                 log_lines += 1;
             }
-            if let Some(engine) = logline::engine_hint(segment, &classified) {
+            if let Some(engine) = hint {
                 votes[engine as usize] += 1;
             }
         }
     }
     let structured =
         tui > 0 || turns >= 2 || prompts >= 2 || turns >= 1 && (prompts + shell_fences) >= 1;
+    // Only above a log that is most of the text: a command and a few
+    // lines of its output are a transcript.
+    let text_lines = head
+        .lines()
+        .take(400)
+        .filter(|l| !l.trim().is_empty())
+        .count();
+    if prompts == 1
+        && prompt_first == Some(true)
+        && turns == 0
+        && shell_fences == 0
+        && log_lines >= 5
+        && log_lines * 2 >= text_lines
+    {
+        transcript_marks = transcript_marks.saturating_sub(1);
+    }
     if structured {
         Format::PastedText
     } else if log_lines > 0 && log_lines >= transcript_marks * 4 {
@@ -578,6 +605,33 @@ fn parse_format(text: &str, id: SourceId, format: Format) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn detects_logs_in_envelopes_and_under_their_launch() {
+        // journald around llama.cpp's JSON lines, and a C++ crash report.
+        let journal = "Aug 07 06:19:14 host llama[5185]: {\"function\":\"update_slots\",\"level\":\"INFO\",\"line\":1705,\"msg\":\"slot context shift\",\"tid\":\"1\",\"timestamp\":1754540354}\n\
+            Aug 07 06:19:14 host llama[5185]: libc++abi: terminating due to uncaught exception of type std::length_error: vector\n\
+            Aug 07 06:19:14 host llama[5185]: error: Uncaught SIGABRT (SI_TKILL) at 0x3e900001441\n";
+        assert_eq!(detect(journal), Format::LlamaCppLog);
+        // `docker logs -t`: RFC 3339 times with nanoseconds and a `Z`.
+        let docker = "2024-12-17T20:43:27.485381977Z INFO:     Multiprocessing frontend to use\n\
+            2024-12-17T20:43:27.488903547Z INFO:     Started engine process with PID 85\n\
+            2024-12-17T20:43:32.099029075Z INFO:     Defaulting to use mp for distributed inference.\n";
+        assert_eq!(detect(docker), Format::ServerLog);
+        // One command at a prompt, then its log: a log with its launch.
+        let mut launched = String::from(
+            "root@1cccece5c83c:~# python3 -m vllm.entrypoints.openai.api_server --model m --port 8001\n",
+        );
+        for i in 0..6 {
+            launched.push_str(&format!(
+                "INFO 12-16 10:12:3{i} [__init__.py:216] Automatically detected platform cuda.\n"
+            ));
+        }
+        assert_eq!(detect(&launched), Format::VllmLog);
+        // A command and a few lines of its output stay a transcript.
+        let short = "$ systemctl status vllm\n     Active: failed (Result: exit-code) since Tue 2026-01-06\n";
+        assert_eq!(detect(short), Format::PastedText);
+    }
 
     #[test]
     fn detects_logs_and_transcripts() {
