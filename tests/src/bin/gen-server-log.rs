@@ -40,7 +40,9 @@ fn startup(engine: &str, out: &mut String) {
             out.push_str("[2026-11-30 10:00:01] server_args=ServerArgs(model_path='/data/models/Kimi-K2.5', tp_size=8, port=30000, host='0.0.0.0', speculative_algorithm='EAGLE3', speculative_draft_model_path='/data/eagle3', mem_fraction_static=0.9)\n");
             for rank in 0..RANKS {
                 out.push_str(&format!("[2026-11-30 10:00:05 TP{rank}] Init torch distributed ends. mem usage=1.12 GB\n"));
-                out.push_str(&format!("[2026-11-30 10:00:08 TP{rank}] Load weight begin. avail mem=93.17 GB\n"));
+                out.push_str(&format!(
+                    "[2026-11-30 10:00:08 TP{rank}] Load weight begin. avail mem=93.17 GB\n"
+                ));
             }
             out.push_str("Loading safetensors checkpoint shards:  50% Completed | 32/64 [00:17<00:17,  1.84it/s]\rLoading safetensors checkpoint shards: 100% Completed | 64/64 [00:34<00:00,  1.85it/s]\n");
             for rank in 0..RANKS {
@@ -82,10 +84,12 @@ fn main() -> std::io::Result<()> {
     let mut written = 0u64;
     let mut n = 0u64;
     let mut buffer = String::new();
+    let mut next_start = 0u64;
     while written < target {
         buffer.clear();
-        if written % (64 << 20) < 1 << 16 && n % 1000 == 0 {
+        if written >= next_start {
             startup(engine, &mut buffer);
+            next_start += 64 << 20;
         }
         for _ in 0..1000 {
             routine(engine, n, &mut buffer);
