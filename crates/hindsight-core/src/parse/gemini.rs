@@ -1,7 +1,7 @@
 //! Gemini CLI sessions (`~/.gemini/tmp/<project hash>/chats/session-*.json`
 //! and `.jsonl`), and the other files Gemini CLI keeps beside them.
 //!
-//! Four shapes, one format:
+//! Five shapes, one format:
 //! - the legacy session file: one JSON document `{sessionId, projectHash,
 //!   startTime, lastUpdated, messages: [MessageRecord]}`, pretty-printed and
 //!   rewritten whole (a copy taken mid-write is cut short: the messages
@@ -14,7 +14,14 @@
 //! - a `/chat save` checkpoint (`checkpoint-<tag>.json`): the model's
 //!   history, `[{role, parts}]` or `{history: [{role, parts}]}`, with
 //!   `functionCall` and `functionResponse` parts;
-//! - `logs.json`: the user's prompts only.
+//! - `logs.json`: the user's prompts only;
+//! - headless output (`gemini -p … --output-format stream-json`): JSON
+//!   lines of events, `init` (`session_id`, `model`), `message` (`role`
+//!   `user` or `assistant`, `content`, `delta` when the text streams in
+//!   pieces), `tool_use` (`tool_name`, `tool_id`, `parameters`),
+//!   `tool_result` (`tool_id`, `status` `success` or `error`, `output`,
+//!   `error`), `error` and `result`. The assistant's pieces of one reply
+//!   are one prose event over their lines.
 //!
 //! A message is `{id, timestamp, type, content}`: `type` `user` or `gemini`
 //! (`info`, `error`, `warning` are the CLI's notices); `content` is a string
@@ -88,6 +95,23 @@ pub fn looks_like_record(record: &Value) -> bool {
     metadata || message || string("$rewindTo") || record.get("$set").is_some_and(Value::is_object)
 }
 
+/// Whether a JSON line is an event of headless `stream-json` output.
+pub fn looks_like_stream_event(record: &Value) -> bool {
+    let string = |key: &str| record.get(key).is_some_and(Value::is_string);
+    match record.get("type").and_then(Value::as_str) {
+        Some("init") => string("session_id") && string("model"),
+        Some("tool_use") => string("tool_name") && string("tool_id"),
+        Some("tool_result") => string("tool_id") && string("status"),
+        Some("message") => {
+            matches!(
+                record.get("role").and_then(Value::as_str),
+                Some("user" | "assistant")
+            ) && string("content")
+        }
+        _ => false,
+    }
+}
+
 /// Whether the start of a document that does not parse (cut short while
 /// being rewritten) is a legacy session file.
 pub fn looks_like_cut_session(head: &str) -> bool {
@@ -133,7 +157,17 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 .any(|l| {
                     serde_json::from_str::<Value>(l.trim()).is_ok_and(|r| looks_like_record(&r))
                 });
-            if jsonl {
+            let stream = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(20)
+                .any(|l| {
+                    serde_json::from_str::<Value>(l.trim())
+                        .is_ok_and(|r| looks_like_stream_event(&r))
+                });
+            if stream {
+                out.stream(text);
+            } else if jsonl {
                 out.lines(text);
             } else {
                 out.cut_document(text, &error);
@@ -551,6 +585,158 @@ impl Emitter {
             if let Some(message) = latest.get(id) {
                 self.message(message, &mut places);
             }
+        }
+    }
+
+    /// Headless `stream-json` output, one event a line.
+    fn stream(&mut self, text: &str) {
+        // Shell calls waiting for their result: tool id → command event.
+        let mut calls: HashMap<String, usize> = HashMap::new();
+        // The assistant's reply streaming in: its span and text so far.
+        let mut reply: Option<(Span, String)> = None;
+        for (number, (offset, line)) in lines_with_offsets(text).enumerate() {
+            let span = Span::new(self.source, offset, offset + line.len());
+            if line.trim().is_empty() {
+                continue;
+            }
+            let record: Value = match serde_json::from_str(line.trim()) {
+                Ok(record) => record,
+                Err(error) => {
+                    self.parsed.diagnostics.push(Diagnostic::warning(
+                        self.source,
+                        Some(u32::try_from(number + 1).unwrap_or(u32::MAX)),
+                        format!("malformed JSON record skipped: {error}"),
+                    ));
+                    self.unknown.push(Event {
+                        span,
+                        kind: EventKind::Unrecognized,
+                    });
+                    continue;
+                }
+            };
+            let kind = record.get("type").and_then(Value::as_str);
+            let role = record.get("role").and_then(Value::as_str);
+            let content = record.get("content").and_then(Value::as_str);
+            if kind == Some("message") && role == Some("assistant") {
+                let content = content.unwrap_or("");
+                let delta = record.get("delta").and_then(Value::as_bool) == Some(true);
+                match reply.as_mut() {
+                    Some((open, text)) if delta => {
+                        *open = open.cover(span);
+                        text.push_str(content);
+                    }
+                    _ => {
+                        self.end_reply(reply.take());
+                        reply = Some((span, content.to_owned()));
+                    }
+                }
+                continue;
+            }
+            self.end_reply(reply.take());
+            match kind {
+                Some("message") => {
+                    if let Some(content) = content.filter(|c| !c.trim().is_empty()) {
+                        self.push(
+                            span,
+                            EventKind::Prose {
+                                role: Role::User,
+                                text: Some(content.to_owned()),
+                            },
+                        );
+                    }
+                }
+                Some("tool_use") => {
+                    let name = record.get("tool_name").and_then(Value::as_str);
+                    let parameters = record.get("parameters");
+                    let command = parameters
+                        .and_then(|p| p.get("command"))
+                        .and_then(Value::as_str)
+                        .filter(|c| !c.trim().is_empty());
+                    let (Some(name), Some(command)) = (name, command) else {
+                        continue;
+                    };
+                    if !SHELL_TOOLS.contains(&name) {
+                        continue;
+                    }
+                    let background = parameters
+                        .and_then(|p| p.get("is_background"))
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    let event = self.push(
+                        span,
+                        EventKind::Command {
+                            text: command.to_owned(),
+                            actor: self.actor,
+                            prompt_host: None,
+                            time: record
+                                .get("timestamp")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned),
+                            background,
+                        },
+                    );
+                    if let Some(id) = record.get("tool_id").and_then(Value::as_str) {
+                        calls.insert(id.to_owned(), event);
+                    }
+                }
+                Some("tool_result") => {
+                    let Some(command) = record
+                        .get("tool_id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| calls.remove(id))
+                    else {
+                        continue;
+                    };
+                    let status = record.get("status").and_then(Value::as_str);
+                    // An error result holds `error: {type, message}`.
+                    let error = record.get("error").and_then(|e| {
+                        e.get("message")
+                            .and_then(Value::as_str)
+                            .or_else(|| e.as_str())
+                    });
+                    let output = record.get("output").and_then(Value::as_str);
+                    let response = match (output, error) {
+                        (Some(output), _) if status != Some("error") || error.is_none() => {
+                            Response {
+                                raw: output,
+                                other: None,
+                                is_error: false,
+                            }
+                        }
+                        (_, Some(error)) => Response {
+                            raw: error,
+                            other: None,
+                            is_error: true,
+                        },
+                        _ => Response {
+                            raw: "",
+                            other: None,
+                            is_error: status == Some("error"),
+                        },
+                    };
+                    self.output(command, span, &response, status);
+                }
+                _ => self.unknown.push(Event {
+                    span,
+                    kind: EventKind::Unrecognized,
+                }),
+            }
+        }
+        self.end_reply(reply);
+    }
+
+    /// The assistant's streamed reply, once whole.
+    fn end_reply(&mut self, reply: Option<(Span, String)>) {
+        if let Some((span, text)) = reply
+            && !text.trim().is_empty()
+        {
+            self.push(
+                span,
+                EventKind::Prose {
+                    role: Role::Assistant,
+                    text: Some(text),
+                },
+            );
         }
     }
 
@@ -1315,6 +1501,44 @@ mod tests {
                 "out 0 None Command moved to background (PID: 4242). Output hidden. Press Ctrl+B to view."
             ]
         );
+    }
+
+    /// Headless `stream-json` output (records of a real run, shortened).
+    #[test]
+    fn stream_json_events() {
+        let text = r#"{"type": "init", "timestamp": "2026-01-30T06:18:17.750Z", "session_id": "6727b31e", "model": "gemini-3-pro-preview"}
+{"type": "message", "timestamp": "2026-01-30T06:18:17.751Z", "role": "user", "content": "Build the page."}
+{"type": "tool_use", "timestamp": "2026-01-30T06:25:43.689Z", "tool_name": "run_shell_command", "tool_id": "run_shell_command-1", "parameters": {"command": "npm run build"}}
+{"type": "tool_use", "timestamp": "2026-01-30T06:25:44.000Z", "tool_name": "read_file", "tool_id": "read_file-2", "parameters": {"path": "a.txt"}}
+{"type": "tool_result", "timestamp": "2026-01-30T06:25:45.617Z", "tool_id": "run_shell_command-1", "status": "success", "output": "\n> build\n> vite build\n\nvite v6.4.1 building for production..."}
+{"type": "tool_use", "timestamp": "2026-01-30T06:25:50.000Z", "tool_name": "run_shell_command", "tool_id": "run_shell_command-3", "parameters": {"command": "curl -sf localhost:5173"}}
+{"type": "tool_result", "timestamp": "2026-01-30T06:25:51.000Z", "tool_id": "run_shell_command-3", "status": "error", "error": {"type": "shell_error", "message": "Exit code 7"}}
+{"type": "message", "timestamp": "2026-01-30T06:26:16.149Z", "role": "assistant", "content": "The preview is ", "delta": true}
+{"type": "message", "timestamp": "2026-01-30T06:26:16.183Z", "role": "assistant", "content": "(Verified running).", "delta": true}
+{"type": "result", "timestamp": "2026-01-30T06:26:20.000Z", "status": "success", "stats": {"total_tokens": 1}}
+"#;
+        assert_eq!(crate::parse::detect(text), crate::Format::GeminiCliSession);
+        assert!(
+            parse(text, 0).diagnostics.is_empty(),
+            "{:?}",
+            parse(text, 0).diagnostics
+        );
+        assert_eq!(
+            events(text),
+            [
+                "prose User Build the page.",
+                "cmd Agent npm run build",
+                "out 1 None \n> build\n> vite build\n\nvite v6.4.1 building for production...",
+                "cmd Agent curl -sf localhost:5173",
+                "out 3 None error Exit code 7",
+                "prose Assistant The preview is (Verified running).",
+                // `init` and `result`, kept as lines of no meaning.
+                "other",
+                "other",
+            ]
+        );
+        // The streamed reply is one event over its two lines.
+        assert!(lines(text).contains(&(8, 9)), "{:?}", lines(text));
     }
 
     #[test]

@@ -501,7 +501,7 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         {
             return Some(Format::OpenhandsTrajectory);
         }
-        if gemini::looks_like_record(&record) {
+        if gemini::looks_like_record(&record) || gemini::looks_like_stream_event(&record) {
             return Some(Format::GeminiCliSession);
         }
     }

@@ -321,6 +321,11 @@ fn quoted_byte(quote: u8) -> impl Fn(u8) -> bool {
 /// The shortest value read after a name.
 const SHORTEST_VALUE: usize = 8;
 
+/// The shortest quoted value taken without its closing quote, when the
+/// line ends first: a terminal's wrap cuts only long values, and a short
+/// one is more likely a string cut for another reason.
+const WRAPPED_VALUE: usize = 24;
+
 /// The value written after the name `start..end`, if one is: an
 /// assignment (`name=value`, `name: value`, `"name": "value"`, escaped
 /// quotes too) or an option (`--name value`). A value in quotes runs to
@@ -362,6 +367,14 @@ fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
         // A quoted value ends at its quote: `"Bearer …"`, `"{{ x }}"` and
         // other text with spaces are not one value.
         let close = quote_at(bytes, at + length);
+        // A long value cut by the end of its line: a terminal wrapped it
+        // (`"token": "rw_Fe26.2**a84b…` and the rest on the next line).
+        let wrapped = close == 0
+            && length >= WRAPPED_VALUE
+            && matches!(bytes.get(at + length), None | Some(b'\n' | b'\r'));
+        if wrapped {
+            return Some((from..at + length, at..at + length));
+        }
         if close == 0 || bytes[at + length + close - 1] != mark {
             return None;
         }
@@ -1243,6 +1256,18 @@ mod tests {
             found(r#"{\"token\":\"abcdefgh1\"}"#),
             [(r#"token\":\"abcdefgh1\""#, "abcdefgh1")]
         );
+        // A terminal wrapped a long quoted value: the line ends it.
+        assert_eq!(
+            found(
+                "        \"token\": \"rw_Fe26.2**a84bba07931db925306a0799dc6ebd\n    3dea13*yq\n"
+            ),
+            [(
+                "token\": \"rw_Fe26.2**a84bba07931db925306a0799dc6ebd",
+                "rw_Fe26.2**a84bba07931db925306a0799dc6ebd"
+            )]
+        );
+        // A short one cut by the line is no value.
+        assert_eq!(found("\"token\": \"abcdefgh12\n"), []);
         assert_eq!(
             found("AccountKey=abc+/def==;EndpointSuffix=x"),
             [("AccountKey=abc+/def==", "abc+/def==")]
