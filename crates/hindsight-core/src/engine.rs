@@ -456,6 +456,49 @@ fn port_mapping(value: &str) -> Option<(u16, u16)> {
 /// The host and port `OLLAMA_HOST` names (`0.0.0.0:11500`,
 /// `http://10.0.0.5`, `:11435`), for the server and its CLI alike; `None`
 /// when the variable is not set. Either part may be missing.
+/// The engine whose own HTTP endpoint a URL asks (`/api/tags` is
+/// Ollama's, `/is_sleeping` vLLM's, `/get_server_info` SGLang's, `/slots`
+/// llama.cpp's): a request to it tells which server answered. The
+/// OpenAI-compatible paths every engine serves tell nothing.
+pub fn engine_of_endpoint(url: &str) -> Option<Engine> {
+    // The path, without the query.
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = if rest.starts_with('/') {
+        rest
+    } else {
+        rest.find('/').map_or("", |at| &rest[at..])
+    };
+    let path = path
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches('/');
+    const ENDPOINTS: &[(&str, Engine)] = &[
+        ("/api/tags", Engine::Ollama),
+        ("/api/generate", Engine::Ollama),
+        ("/api/chat", Engine::Ollama),
+        ("/api/ps", Engine::Ollama),
+        ("/api/version", Engine::Ollama),
+        ("/api/pull", Engine::Ollama),
+        ("/api/show", Engine::Ollama),
+        ("/is_sleeping", Engine::Vllm),
+        ("/wake_up", Engine::Vllm),
+        ("/sleep", Engine::Vllm),
+        ("/get_server_info", Engine::Sglang),
+        ("/get_model_info", Engine::Sglang),
+        ("/flush_cache", Engine::Sglang),
+        ("/health_generate", Engine::Sglang),
+        ("/slots", Engine::LlamaCpp),
+        ("/props", Engine::LlamaCpp),
+        ("/completion", Engine::LlamaCpp),
+        ("/generate_stream", Engine::Tgi),
+    ];
+    ENDPOINTS
+        .iter()
+        .find(|(endpoint, _)| path == *endpoint)
+        .map(|(_, engine)| *engine)
+}
+
 pub fn ollama_host(env: &[(String, String)]) -> Option<(Option<&str>, Option<u16>)> {
     let (_, value) = env.iter().find(|(k, _)| k == "OLLAMA_HOST")?;
     let address = value
@@ -602,6 +645,22 @@ fn read_speculative_config(config: &str, settings: &mut ServerSettings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_engines_own_endpoint_names_it() {
+        for (url, engine) in [
+            ("http://localhost:8090/is_sleeping", Some(Engine::Vllm)),
+            ("localhost:8090/sleep?level=1", Some(Engine::Vllm)),
+            ("http://127.0.0.1:11434/api/tags", Some(Engine::Ollama)),
+            ("http://h:30000/get_server_info", Some(Engine::Sglang)),
+            ("http://h:8080/slots/", Some(Engine::LlamaCpp)),
+            ("http://h:8000/v1/models", None),
+            ("http://h:8000/health", None),
+            ("http://h:8000/api/tagsx", None),
+        ] {
+            assert_eq!(engine_of_endpoint(url), engine, "{url}");
+        }
+    }
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_owned).collect()

@@ -2428,12 +2428,16 @@ fn probed_servers(timeline: &mut Timeline) {
                     timeline.servers[only].settings.port = Some(port);
                 }
             }
+            // The latest to appear there: a server launched after one found
+            // on its port (the old one) is what later probes reach.
             let known = timeline
                 .servers
                 .iter()
-                .rposition(|s| here(s) && s.port() == Some(port));
-            // A check before the launch on that port (is it free?) is not
-            // a server of its own; nor is a listing that found nothing.
+                .filter(|s| here(s) && s.port() == Some(port))
+                .max_by_key(|s| s.first_seen())
+                .map(|s| s.id);
+            // A check before the launch on that port that found it free is
+            // not a server of its own; nor is a listing that found nothing.
             let launched_later = timeline.servers.iter().any(|s| {
                 s.launch.is_some_and(|l| l > checkpoint_id)
                     && same_host(s.host.as_deref(), host.as_deref())
@@ -2467,7 +2471,9 @@ fn probed_servers(timeline: &mut Timeline) {
             });
             let id = match known {
                 Some(id) => id,
-                None if launched_later
+                // Something already listening before a launch on that port
+                // is another server (the one the launch will collide with).
+                None if launched_later && outcome != Outcome::Passed
                     || unasked
                     || !is_request(&timeline.checkpoints[checkpoint_id], port)
                         && outcome != Outcome::Passed =>
@@ -2719,14 +2725,15 @@ fn is_request(checkpoint: &Checkpoint, port: u16) -> bool {
 /// The engine a probed port's answer or address tells: Ollama's port or
 /// API, vLLM's or SGLang's name in the answer.
 fn probed_engine(checkpoint: &Checkpoint, port: u16) -> Engine {
-    let asked_ollama = checkpoint.observations.iter().any(|o| {
-        matches!(o, Observation::Http { url, .. } if url.contains("/api/tags")
-            || url.contains("/api/generate")
-            || url.contains("/api/chat")
-            || url.contains("/api/ps")
-            || url.contains("/api/version"))
+    // A request to an engine's own endpoint (`/api/tags`, `/is_sleeping`).
+    let asked = checkpoint.observations.iter().find_map(|o| match o {
+        Observation::Http { url, .. } => crate::engine::engine_of_endpoint(url),
+        _ => None,
     });
-    if port == 11434 || asked_ollama {
+    if let Some(engine) = asked {
+        return engine;
+    }
+    if port == 11434 {
         return Engine::Ollama;
     }
     let answer = checkpoint.seen.output().unwrap_or("");
@@ -2850,6 +2857,23 @@ mod tests {
             report.servers[0].failure.as_ref().map(|f| f.kind.as_str()),
             Some("exception")
         );
+    }
+
+    #[test]
+    fn a_port_found_taken_before_a_launch_on_it_is_another_server() {
+        let text = "root@box ~ # lsof -i tcp:11434\nCOMMAND    PID   USER   FD   TYPE  DEVICE SIZE/OFF NODE NAME\nollama  103938 ollama    3u  IPv4 2082206      0t0  TCP localhost.localdomain:11434 (LISTEN)\nroot@box ~ # ollama serve\nError: listen tcp 127.0.0.1:11434: bind: address already in use\n";
+        let report = crate::analyze(&[crate::Source::new("t.txt", text)]);
+        assert_eq!(report.servers.len(), 2, "{report:?}");
+        assert!(report.servers[0].launch_checkpoint.is_none());
+        assert_eq!(report.servers[0].port, Some(11434));
+        assert_eq!(
+            report.servers[1].failure.as_ref().map(|f| f.kind.as_str()),
+            Some("address-in-use")
+        );
+        // Found free, it is no server.
+        let free = "root@box ~ # lsof -i tcp:11434\nroot@box ~ # ollama serve\n";
+        let report = crate::analyze(&[crate::Source::new("t.txt", free)]);
+        assert_eq!(report.servers.len(), 1, "{report:?}");
     }
 
     #[test]
