@@ -254,10 +254,13 @@ impl State {
                 .and_then(|i| i.get("shell_id").or_else(|| i.get("bash_id")))
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            self.push(
+            let event = self.push(
                 span,
                 EventKind::tool_command(format!("{KILL_SHELL} {shell}"), actor, time),
             );
+            // Its answer says whether anything was stopped (`Shell d5cc44
+            // is not running, so cannot be killed (status: failed)`).
+            self.commands.insert(id, event);
         } else if POLL_TOOLS.contains(&name) {
             let shell = input
                 .and_then(|i| {

@@ -224,6 +224,15 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
                 .and_then(|c| c.line.clone())
         })
         .or_else(|| {
+            // Stopping a background shell found it already ended in failure
+            // (`Shell d5cc44 is not running, so cannot be killed (status:
+            // failed)`): the server run in it had died.
+            step.seen
+                .iter()
+                .find(|l| l.text.contains("is not running") && l.text.contains("(status: failed)"))
+                .map(crate::timeline::SeenLine::quote)
+        })
+        .or_else(|| {
             // A launch that failed on its own (`docker compose up` exits 1:
             // the daemon is gone): the server never started.
             (step.kind == CheckpointKind::Launch

@@ -2596,6 +2596,7 @@ fn order_servers(timeline: &mut Timeline) {
 /// shell (the latest server run in one), and whose output does not say it
 /// failed.
 fn mark_stopped(timeline: &mut Timeline) {
+    ended_shells(timeline);
     const FAILED: &[&str] = &[
         "No such process",
         "no process found",
@@ -2711,6 +2712,71 @@ fn mark_stopped(timeline: &mut Timeline) {
                 timeline.servers[id].stopped_by = Some(kill.id);
             }
         }
+    }
+}
+
+/// Claude Code's answer to stopping a background shell that had already
+/// ended (`Shell d5cc44 is not running, so cannot be killed (status:
+/// failed)`): the server run in it (the latest run in one) ended before,
+/// failed, killed or returned. A shell that completed because its command
+/// put the server in the background itself (`… &`) says nothing of it.
+fn ended_shells(timeline: &mut Timeline) {
+    for kill_id in 0..timeline.checkpoints.len() {
+        let kill = &timeline.checkpoints[kill_id];
+        if kill.kind != CheckpointKind::Kill
+            || !kill
+                .commands
+                .iter()
+                .any(|c| c.program() == crate::parse::claude_code::KILL_SHELL)
+        {
+            continue;
+        }
+        let Some(status) = kill.seen.iter().find_map(|l| {
+            let text = &l.text;
+            let at = text.find("is not running")?;
+            let status = text[at..].split_once("(status: ")?.1;
+            status
+                .split_once(')')
+                .map(|(status, _)| status.trim().to_owned())
+        }) else {
+            continue;
+        };
+        let latest = timeline
+            .servers
+            .iter()
+            .filter(|s| {
+                s.launch.is_some_and(|l| {
+                    l < kill_id
+                        && timeline.checkpoints[l].background
+                        && same_host(
+                            timeline.checkpoints[l].host.as_deref(),
+                            kill.host.as_deref(),
+                        )
+                })
+            })
+            .max_by_key(|s| s.launch)
+            .map(|s| s.id);
+        let Some(id) = latest else {
+            continue;
+        };
+        let launch = timeline.servers[id]
+            .launch
+            .map(|l| &timeline.checkpoints[l]);
+        let detached = launch.is_some_and(|l| l.command.trim_end().ends_with('&'));
+        let code = match status.as_str() {
+            "failed" => Some(1),
+            "killed" => Some(143),
+            "completed" if !detached => Some(0),
+            _ => None,
+        };
+        let Some(code) = code else {
+            continue;
+        };
+        let server = &mut timeline.servers[id];
+        if server.exited.is_none() && server.stopped_by.is_none() {
+            server.exited = Some(code);
+        }
+        server.observe(kill_id);
     }
 }
 
@@ -2857,6 +2923,36 @@ mod tests {
             report.servers[0].failure.as_ref().map(|f| f.kind.as_str()),
             Some("exception")
         );
+    }
+
+    /// Claude Code answers a KillShell of a shell that had already ended
+    /// with its status: the server in it had died, and "Perfect!" after
+    /// that ignores it.
+    #[test]
+    fn a_background_shell_found_ended_in_failure_is_a_dead_server() {
+        let lines = [
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"python3 -m http.server 8001","run_in_background":true}}]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"Command running in background with ID: d5cc44"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"k","name":"KillShell","input":{"shell_id":"d5cc44"}}]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"k","content":"Shell d5cc44 is not running, so cannot be killed (status: failed)","is_error":true}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Perfect! The page is served and everything works."}]}}"#,
+        ];
+        let report = crate::analyze(&[crate::Source::new("s.jsonl", lines.join("\n"))]);
+        assert_eq!(report.servers.len(), 1, "{report:?}");
+        assert_eq!(report.servers[0].ready, Some(false));
+        assert!(
+            report.findings.iter().any(|f| f.rule == "error-ignored"),
+            "{:?}",
+            report.findings
+        );
+        // A shell that completed because its command detached the server
+        // (`… &`) says nothing of the server.
+        let detached = lines
+            .join("\n")
+            .replace("8001\"", "8001 > /dev/null 2>&1 &\"")
+            .replace("status: failed", "status: completed");
+        let report = crate::analyze(&[crate::Source::new("s.jsonl", detached)]);
+        assert_ne!(report.servers[0].ready, Some(false), "{report:?}");
     }
 
     #[test]
