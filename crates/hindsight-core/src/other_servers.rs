@@ -494,7 +494,7 @@ const SERVER_WORDS: &[&str] = &[
 /// The script an interpreter runs (or a script run directly) when its name
 /// says it is a server: `node src/streamable-http-server.js`, `python3
 /// api_server.py`, `deno run main_api.ts`, `./restart-dev-server.sh`. Not a
-/// test (`test_server.py`).
+/// test or a check (`test_server.py`, `check-api.js`).
 fn server_script(argv: &[String]) -> Option<String> {
     let program = base(argv.first()?);
     let script = match program {
@@ -524,8 +524,11 @@ fn server_script(argv: &[String]) -> Option<String> {
         .to_ascii_lowercase();
     let serves = SERVER_WORDS.iter().any(|w| name.contains(w))
         || argv[0].ends_with(".sh") && name.contains("start");
-    (serves && !name.contains("test") && !name.contains("spec"))
-        .then(|| argv[..argv.len().min(2)].join(" "))
+    // A script written to test or check a server is a client of it.
+    let checks = ["test", "spec", "check", "smoke", "verify", "health"]
+        .iter()
+        .any(|w| name.contains(w));
+    (serves && !checks).then(|| argv[..argv.len().min(2)].join(" "))
 }
 
 /// Whether the first word after the program is a subcommand that serves:

@@ -173,35 +173,53 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         if argv.iter().any(|a| a == "-c") || matches!(module, Some("pytest" | "unittest")) {
             return CheckpointKind::Verify;
         }
-        // A script written to test or check (`e2e_test.py`,
-        // `production_smoke_tests.py`, `check_server.py`): its run is a
-        // check, often of the server the script calls.
-        let script = argv
-            .iter()
-            .skip(1)
-            .find(|a| !a.starts_with('-'))
-            .filter(|a| a.ends_with(".py"))
-            .map(|a| {
-                a.rsplit(['/', '\\'])
-                    .next()
-                    .unwrap_or(a)
-                    .to_ascii_lowercase()
-            });
-        if module.is_none()
-            && script.is_some_and(|s| {
-                ["test", "smoke", "check", "verify", "health"]
-                    .iter()
-                    .any(|w| s.contains(w))
-            })
-        {
+        if module.is_none() && runs_check_script(argv) {
             return CheckpointKind::Verify;
         }
         return CheckpointKind::Other;
+    }
+    // The same from a shell or node (`bash /tmp/test-ollama.sh`, `node
+    // check-api.js`), or the script run itself (`./smoke_test.sh`).
+    let interpreter = matches!(
+        program,
+        "bash" | "sh" | "zsh" | "dash" | "node" | "bun" | "deno" | "ruby" | "perl" | "pwsh"
+    );
+    if interpreter && runs_check_script(argv) || argv.first().is_some_and(|a| check_script_name(a))
+    {
+        return CheckpointKind::Verify;
     }
     if VERIFY_PROGRAMS.contains(&program) {
         return CheckpointKind::Verify;
     }
     CheckpointKind::Other
+}
+
+/// Whether an interpreter's first argument that is not an option is a
+/// script written to test or check (`e2e_test.py`, `production_smoke_tests.py`,
+/// `check_server.py`, `test-ollama.sh`): its run is a check, often of the
+/// server the script calls.
+fn runs_check_script(argv: &[String]) -> bool {
+    argv.iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .is_some_and(|a| check_script_name(a))
+}
+
+/// Whether a path names a script (by its extension) written to test or
+/// check something.
+fn check_script_name(path: &str) -> bool {
+    const SCRIPTS: &[&str] = &[
+        ".py", ".sh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1",
+    ];
+    let name = path
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    SCRIPTS.iter().any(|e| name.ends_with(e))
+        && ["test", "smoke", "check", "verify", "health"]
+            .iter()
+            .any(|w| name.contains(w))
 }
 
 /// A database or cache client asking its server whether it answers, as a
@@ -741,6 +759,13 @@ mod tests {
         assert_eq!(
             kind("REDIS_URL=redis://localhost:6379 npx vitest run"),
             [Verify]
+        );
+        // Check scripts run by a shell or node, or run themselves.
+        assert_eq!(
+            kind(
+                "bash /tmp/test-ollama.sh 2>&1; ./smoke_test.sh; node scripts/check-api.js; bash deploy.sh; sh -x ./healthcheck.sh"
+            ),
+            [Verify, Verify, Verify, Other, Verify]
         );
         assert_eq!(
             kind(
