@@ -5,10 +5,11 @@
 #   bash scripts/setup.sh serve   # Rust wasm target, binaryen, wasm-bindgen-cli, trunk
 #   bash scripts/setup.sh test    # the above plus clippy/rustfmt, chromium,
 #                                 # chromium-driver, firefox-esr, node/npm,
-#                                 # wasm-pack, geckodriver, the e2e npm deps
+#                                 # wasm-pack, geckodriver, the e2e npm deps,
+#                                 # and DuckDB (pip, in a venv under target/)
 #
-# Sources: Debian packages (apt-get), crates.io (cargo install, cargo fetch)
-# and the npm registry (npm ci). No prebuilt binaries are downloaded.
+# Sources: Debian packages (apt-get), crates.io (cargo install, cargo fetch),
+# the npm registry (npm ci) and PyPI (pip, DuckDB). No prebuilt binaries are downloaded.
 # Needs a Rust toolchain with rustup and cargo (rust-version in Cargo.toml).
 set -euo pipefail
 
@@ -153,6 +154,24 @@ if [ "$mode" = test ]; then
             (cd tests/e2e && npm ci --no-audit --no-fund)
             echo "$wanted" >"$stamp"
         fi
+    fi
+fi
+
+# --- DuckDB, for the scan hand-off test ----------------------------------------
+# A virtual environment of its own (Debian's python3 refuses global pip
+# installs), with the duckdb wheel from PyPI.
+if [ "$mode" = test ]; then
+    step "DuckDB (Python) for tests/duckdb"
+    venv="${CARGO_TARGET_DIR:-$PWD/target}/duckdb-venv"
+    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
+        have "duckdb $("$venv/bin/python" -c 'import duckdb; print(duckdb.__version__)')"
+    else
+        python3 -m venv "$venv" 2>/dev/null || {
+            apt-get install -y python3-venv >/dev/null
+            python3 -m venv "$venv"
+        }
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check duckdb
+        have "duckdb installed in $venv"
     fi
 fi
 

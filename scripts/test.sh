@@ -3,7 +3,7 @@
 # (scripts/setup.sh test). Stops at the first failing step and exits non-zero.
 #
 #   formatting, clippy (native and wasm32), native tests (core, CLI, golden
-#   examples), the wasm package's tests and the web page's component tests in
+#   examples), the scan's JSON lines queried in DuckDB, the wasm package's tests and the web page's component tests in
 #   headless Chromium and Firefox, the package's npm build and TypeScript
 #   declarations, the web page's release build, and the browser end-to-end
 #   test of that page.
@@ -93,6 +93,13 @@ run "clippy (wasm32, all targets)" \
     cargo clippy --locked --target wasm32-unknown-unknown \
     -p hindsight-core -p hindsight-wasm -p hindsight-web --all-targets -- -D warnings
 run "cargo test (native)" cargo test --workspace --locked
+# The scan's JSON lines, loaded into DuckDB: rules fired most, per host.
+duckdb_scan() {
+    cargo build --quiet --locked -p hindsight-cli &&
+        "$target_dir/duckdb-venv/bin/python" tests/duckdb/rules_per_host.py \
+            "$target_dir/debug/hindsight" examples
+}
+run "scan JSON lines in DuckDB (tests/duckdb)" duckdb_scan
 run "wasm-pack test (headless Chromium)" \
     wasm-pack test --mode no-install --headless --chrome --chromedriver "$CHROMEDRIVER" \
     crates/hindsight-wasm --locked

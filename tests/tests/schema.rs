@@ -50,3 +50,34 @@ fn rule_reference_is_generated_from_the_declarations() {
         panic!("{difference}");
     }
 }
+
+/// The record `scan --format jsonl` writes for each session, the hand-off
+/// to a query engine: its schema is generated like the report's, and every
+/// line a scan of the examples writes validates against it.
+#[test]
+fn scan_records_match_their_checked_in_schema() {
+    let schema = serde_json::to_value(schemars::schema_for!(hindsight_core::report::ScanRecord))
+        .unwrap_or_default();
+    let text = serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n";
+    if let Some(difference) = check_golden(&root().join("docs/scan-record.schema.json"), &text) {
+        panic!("{difference}");
+    }
+    let validator = jsonschema::validator_for(&schema).expect("the generated schema is valid");
+    let examples = root().join("examples");
+    let ran = hindsight_tests::run_cli(
+        ["scan", "--format", "jsonl", &examples.display().to_string()]
+            .into_iter()
+            .map(std::ffi::OsString::from),
+        hindsight_tests::Setting::default(),
+    );
+    let lines: Vec<&str> = ran.stdout.lines().collect();
+    assert!(lines.len() > 40, "{} lines", lines.len());
+    for line in lines {
+        let record: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let errors: Vec<String> = validator
+            .iter_errors(&record)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", record["session"]);
+    }
+}

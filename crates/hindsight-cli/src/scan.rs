@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
-use hindsight_core::{Config, Format, Report, Severity, analyze_with, rules};
+use hindsight_core::report::ScanRecord;
+use hindsight_core::{Config, Format, Severity, analyze_with, rules};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -240,19 +241,25 @@ impl Job<'_> {
         if self.redact {
             report = redact::report(report);
         }
-        let line = self.jsonl.then(|| {
+        // The record owns the report while it is written, and gives it back.
+        let line = if self.jsonl {
             let files: Vec<String> = planned
                 .files
                 .iter()
                 .map(|p| relative(self.root, p))
                 .collect();
-            let line = JsonLine {
-                session: &planned.name,
+            let record = ScanRecord {
+                session: planned.name.clone(),
                 files,
-                report: &report,
+                report,
             };
-            serde_json::to_string(&line).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
-        });
+            let line =
+                serde_json::to_string(&record).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+            report = record.report;
+            Some(line)
+        } else {
+            None
+        };
         Outcome::Done(Box::new(Done {
             name: planned.name.clone(),
             warnings,
@@ -267,13 +274,6 @@ impl Job<'_> {
             line,
         }))
     }
-}
-
-#[derive(Serialize)]
-struct JsonLine<'a> {
-    session: &'a str,
-    files: Vec<String>,
-    report: &'a Report,
 }
 
 /// Calls `f` with every token of `text` that could be a file name: runs of

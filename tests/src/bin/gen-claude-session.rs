@@ -1,5 +1,10 @@
 //! Writes a large, realistic Claude Code session for the benchmark
-//! (`scripts/bench.sh`): `gen-claude-session OUT.jsonl SIZE_MB`.
+//! (`scripts/bench.sh`): `gen-claude-session OUT.jsonl SIZE_MB [ops]`.
+//!
+//! With `ops`, every turn is an operator's look at a server (`tail`,
+//! `docker logs`, `journalctl`) whose output is server log lines: the
+//! session where everything is evidence, the condenser's worst case
+//! (`scripts/bench-peers.sh`).
 //!
 //! It starts with the seed scenario (so the analysis has servers and findings
 //! to report) and goes on with the mix that makes real sessions big: Bash
@@ -86,6 +91,62 @@ impl Session {
             Some(("toolUseResult", structured)),
         );
         [call, result]
+    }
+
+    /// A look at a server's log: its last lines, as the agent reads them.
+    fn ops_turn(&mut self) -> Vec<Value> {
+        let commands = [
+            "tail -n 200 /var/log/sglang/server.log",
+            "docker logs --tail 300 sglang-kimi 2>&1",
+            "journalctl -u vllm --no-pager -n 250",
+            "grep -E 'Decode batch|POST' /var/log/sglang/server.log | tail -n 400",
+        ];
+        let command = commands[self.rng.below(commands.len() as u64) as usize];
+        let lines = 50 + self.rng.below(400) as usize;
+        let mut output = String::new();
+        for i in 0..lines {
+            let n = self.rng.below(100_000);
+            let (minute, second) = ((self.minute / 60) % 60, i % 60);
+            let line = match n % 4 {
+                0 => format!(
+                    "[2026-02-12 10:{minute:02}:{second:02} TP0] Decode batch. #running-req: {}, #token: {}, token usage: 0.0{}, accept len: 2.{}, cuda graph: True, gen throughput (token/s): {}.22, #queue-req: 0, ",
+                    n % 9,
+                    n % 5000,
+                    n % 10,
+                    n % 99,
+                    n % 300
+                ),
+                1 => format!(
+                    "[2026-02-12 10:{minute:02}:{second:02}] INFO:     10.0.3.{}:{} - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+                    n % 250,
+                    40000 + n % 20000
+                ),
+                2 => format!(
+                    "(APIServer pid=1849) INFO 02-12 10:{minute:02}:{second:02} [loggers.py:123] Engine 000: Avg prompt throughput: {}.1 tokens/s, Avg generation throughput: {}.2 tokens/s, Running: {} reqs, Waiting: 0 reqs, GPU KV cache usage: 0.{}%, Prefix cache hit rate: 0.0%",
+                    n % 97,
+                    n % 89,
+                    n % 7,
+                    n % 10
+                ),
+                _ => format!(
+                    "[2026-02-12 10:{minute:02}:{second:02} TP{}] Prefill batch. #new-seq: 1, #new-token: {}, #cached-token: {}, token usage: 0.00, #running-req: 0, #queue-req: 0, ",
+                    n % 8,
+                    n % 700,
+                    n % 300
+                ),
+            };
+            output.push_str(&line);
+            output.push('\n');
+        }
+        let structured =
+            json!({"stdout": output, "stderr": "", "interrupted": false, "isImage": false});
+        self.call(
+            "Bash",
+            json!({"command": command, "description": "Read the server's latest log lines"}),
+            &output,
+            structured,
+        )
+        .to_vec()
     }
 
     fn turn(&mut self) -> Vec<Value> {
@@ -228,7 +289,14 @@ fn main() -> std::io::Result<()> {
         minute: 0,
         tool: 0,
     };
-    let written = write_around_seed(&out, size, seed, || session.turn())?;
+    let ops = std::env::args().nth(3).is_some_and(|a| a == "ops");
+    let written = write_around_seed(&out, size, seed, || {
+        if ops {
+            session.ops_turn()
+        } else {
+            session.turn()
+        }
+    })?;
     eprintln!("wrote {out}: {written} bytes, {} tool calls", session.tool);
     Ok(())
 }

@@ -24,6 +24,20 @@ use crate::timeline::{CheckpointKind, PhaseKind, Provenance, Quote, Timeline};
 /// The report format's version; bumped on any incompatible change.
 pub const REPORT_VERSION: u32 = 1;
 
+/// One line of `hindsight scan --format jsonl`: a session, the files it was
+/// read from, and its report. The hand-off to a query engine (DuckDB,
+/// Spark): one record per session, `docs/scan-record.schema.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ScanRecord {
+    /// The session's transcript, relative to the folder scanned.
+    pub session: String,
+    /// Every file analyzed with it, relative to that folder: the
+    /// transcript first, then its sub-agents' files and the logs it names.
+    pub files: Vec<String>,
+    pub report: Report,
+}
+
 /// The whole analysis of one session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
