@@ -7,7 +7,9 @@
 pub mod aider;
 pub mod claude_code;
 pub mod claude_export;
+pub mod cline_export;
 pub mod codex;
+pub mod codex_text;
 pub mod codex_tui;
 pub mod gemini;
 mod json_doc;
@@ -273,6 +275,11 @@ pub fn detect(text: &str) -> Format {
     }
     if aider::looks_like(head) {
         return Format::AiderHistory;
+    }
+    // Codex's terminal rendering quotes whole logs in its results; its
+    // `• Ran` items decide.
+    if codex_text::looks_like(head) {
+        return Format::PastedText;
     }
     let mut log_lines = 0usize;
     let mut transcript_marks = 0usize;
@@ -576,6 +583,8 @@ pub fn parse_region(source: &Source, id: SourceId, region: Span, format: Format)
 fn parse_format(text: &str, id: SourceId, format: Format) -> Parsed {
     match format {
         Format::PastedText if claude_export::looks_like(text) => claude_export::parse(text, id),
+        Format::PastedText if codex_text::looks_like(text) => codex_text::parse(text, id),
+        Format::PastedText if cline_export::looks_like(text) => cline_export::parse(text, id),
         Format::PastedText => pasted::parse(text, id),
         Format::ClaudeCodeJsonl => claude_code::parse(text, id),
         Format::CodexRollout => codex::parse(text, id),
