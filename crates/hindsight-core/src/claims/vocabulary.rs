@@ -809,6 +809,9 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("if", Condition),
     ("unless", Condition),
     ("whether", Condition),
+    // A state inside a `what` clause is asked about, not said: "see what
+    // it actually serves", "that shows what the server answers".
+    ("what", Condition),
     ("once", Condition),
     ("until", Condition),
     ("till", Condition),
@@ -1223,6 +1226,13 @@ pub(super) const VOCABULARY: &[(&str, Word)] = &[
     ("~지만", Break),
     ("그러나", Break),
     // ----- Idioms: void the phrases inside them -----
+    // What a command does, told before it is run: "that recreates the
+    // container and keeps it running in the background".
+    ("keeps it running", Idiom),
+    ("keep it running", Idiom),
+    ("keeps them running", Idiom),
+    ("keeps the server running", Idiom),
+    ("keep the server running", Idiom),
     ("no errors", Idiom),
     ("no error", Idiom),
     ("no issues", Idiom),

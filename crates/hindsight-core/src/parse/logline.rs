@@ -704,6 +704,10 @@ const TRIGGERS: &[(&str, u16)] = &[
     // listening on http://…`, `listening on :8080`).
     ("Serving HTTP on", BIND),
     ("Running on http", BIND),
+    ("running on http", BIND),
+    ("running at http", BIND),
+    ("running \u{2192} http", BIND),
+    ("running -> http", BIND),
     ("Running on all addresses", BIND),
     ("bound on host", BIND),
     ("Local:", BIND),
@@ -1129,6 +1133,18 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
     }
     if let Some(at) = message.find("Running on http") {
         return bound(&message[at..]);
+    }
+    // An app's own banner: `Boxes is running → http://localhost:3000`,
+    // `Server running at http://127.0.0.1:8080/`, `app running on http://…`.
+    for lead in [
+        "running on http",
+        "running at http",
+        "running \u{2192} http",
+        "running -> http",
+    ] {
+        if let Some(at) = message.find(lead) {
+            return bound(&message[at..]);
+        }
     }
     // Go Fiber's start-up box: `│ (bound on host 0.0.0.0 and port 8080) │`.
     if let Some(at) = message.find("bound on host ") {
@@ -1824,10 +1840,13 @@ const RARE_LITERALS: &[&str] = &[
 /// The rare literals of servers that are not inference engines (see
 /// `other_server_bind`), searched only in logs of no known engine: in an
 /// engine's log they never occur, and fat Teddy takes at most 64 literals.
-pub const OTHER_SERVER_LITERALS: [&str; 6] = [
+pub const OTHER_SERVER_LITERALS: [&str; 9] = [
     "rving HTTP",
     "ound on host",
     "g on http",
+    "g at http",
+    "g \u{2192} http",
+    "g -> http",
     "Local:",
     "rted server",
     "\u{2713} Ready",
