@@ -109,6 +109,39 @@ fn checks_next(timeline: &Timeline, prose: &Prose) -> bool {
             .is_some_and(|c| c.kind == CheckpointKind::Verify)
 }
 
+/// Whether the user's last words before the message, with no launch or
+/// kill since, say it works ("perfect, works now"): the human looked, and
+/// the agent's "the app now runs" repeats what they saw.
+fn confirmed_by_user(timeline: &Timeline, prose: &Prose) -> bool {
+    let source = prose.span.source;
+    let Some(user) = timeline.prose.iter().rev().find(|p| {
+        p.role == Role::User && p.span.source == source && p.span.end <= prose.span.start
+    }) else {
+        return false;
+    };
+    let acted_since = timeline.checkpoints.iter().any(|c| {
+        c.span.source == source
+            && c.span.start > user.span.start
+            && c.span.start < prose.span.start
+            && matches!(c.kind, CheckpointKind::Launch | CheckpointKind::Kill)
+    });
+    if acted_since {
+        return false;
+    }
+    let said = user.said.to_lowercase();
+    let confirms = ["works", "worked", "working", "it's up", "it is up", "loads now"]
+        .iter()
+        .any(|w| said.contains(w));
+    let denies = [
+        "not ", "n't", "no longer", "still fail", "error", "broken", "fails", "failed",
+    ]
+    .iter()
+    .any(|w| said.contains(w));
+    // Only a short answer is a confirmation; a long message that says
+    // "works" is about more than this.
+    confirms && !denies && said.split_whitespace().count() <= 12
+}
+
 /// What makes two statements one claim: the action the claim is about, the
 /// state claimed, and how many user turns of its source came before it.
 type Key = (usize, Claim, usize);
@@ -133,7 +166,7 @@ fn check(
     findings: &mut [Finding],
 ) -> Option<Finding> {
     let claims = claims(&prose.said);
-    if claims.is_empty() || checks_next(timeline, prose) {
+    if claims.is_empty() || checks_next(timeline, prose) || confirmed_by_user(timeline, prose) {
         return None;
     }
     let before =
@@ -450,6 +483,23 @@ mod tests {
             "{LAUNCH}[msg 2] assistant\n$ curl -s http://127.0.0.1:30000/v1/models\n{{\"object\":\"list\",\"data\":[{{\"id\":\"/m\"}}]}}\n[msg 3] assistant\nThe server is up and serving on port 30000.\n"
         );
         assert_eq!(findings(&text), []);
+    }
+
+    /// "perfect, works now" from the user is a look the agent did not take:
+    /// the agent repeating it claims nothing unseen. A longer message, or
+    /// one that says it still fails, is no such look.
+    #[test]
+    fn a_users_short_confirmation_backs_the_claim_after_it() {
+        for (user, flagged) in [
+            ("perfect, works now", false),
+            ("it still fails with the same error", true),
+            ("works now but the page is not loading", true),
+        ] {
+            let text = format!(
+                "{LAUNCH}[msg 2] user\n{user}\n[msg 3] assistant\nGreat. The server is up and running.\n"
+            );
+            assert_eq!(!findings(&text).is_empty(), flagged, "{user}");
+        }
     }
 
     #[test]
