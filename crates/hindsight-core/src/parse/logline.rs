@@ -624,6 +624,9 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("ROCm error", FAILURE),
     ("HIP error", FAILURE),
     ("uncaught exception", FAILURE),
+    ("CUDA driver error", FAILURE),
+    ("CUDA_ERROR_", FAILURE),
+    ("Failed to initialize executor", FAILURE),
     ("egmentation fault", FAILURE),
     ("Aborted", FAILURE),
     ("abort", FAILURE),
@@ -1345,6 +1348,12 @@ fn failure(message: &str) -> Option<FailureKind> {
         // type std::length_error`, libstdc++'s `terminate called after
         // throwing an instance of 'std::runtime_error'`.
         || has("uncaught exception")
+        // The CUDA driver API's errors (`CUDA driver error in
+        // cuModuleLoadData: CUDA_ERROR_ILLEGAL_ADDRESS`) and TensorRT-LLM's
+        // `Failed to initialize executor on rank 6: …`.
+        || has("CUDA driver error")
+        || has("CUDA_ERROR_")
+        || has("Failed to initialize executor")
         || has("terminate called after throwing")
         || (message.starts_with(|c: char| c.is_ascii_uppercase())
             && (has("Error") || has("Exception"))
@@ -1768,6 +1777,7 @@ fn is_routine(group: u16) -> bool {
 /// full anyway, and finding it here spares a search of its own.
 const RARE_LITERALS: &[&str] = &[
     "ddress",
+    "_ERROR_",
     "fault",
     "bort",
     "nstruction",
@@ -3003,6 +3013,12 @@ mod tests {
         );
         assert_eq!(
             kind("terminate called after throwing an instance of 'std::runtime_error'"),
+            Some(FailureKind::Exception)
+        );
+        assert_eq!(
+            kind(
+                "[TRT-LLM] [E] Failed to initialize executor on rank 6: [TensorRT-LLM][ERROR] CUDA driver error in cuDriver->cuModuleLoadData(&cuModule, kernelInfo.data): CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered."
+            ),
             Some(FailureKind::Exception)
         );
         assert_eq!(

@@ -129,11 +129,25 @@ fn confirmed_by_user(timeline: &Timeline, prose: &Prose) -> bool {
         return false;
     }
     let said = user.said.to_lowercase();
-    let confirms = ["works", "worked", "working", "it's up", "it is up", "loads now"]
-        .iter()
-        .any(|w| said.contains(w));
+    let confirms = [
+        "works",
+        "worked",
+        "working",
+        "it's up",
+        "it is up",
+        "loads now",
+    ]
+    .iter()
+    .any(|w| said.contains(w));
     let denies = [
-        "not ", "n't", "no longer", "still fail", "error", "broken", "fails", "failed",
+        "not ",
+        "n't",
+        "no longer",
+        "still fail",
+        "error",
+        "broken",
+        "fails",
+        "failed",
     ]
     .iter()
     .any(|w| said.contains(w));
