@@ -671,6 +671,8 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("oad weight end", WEIGHTS),
     ("Loading drafter model", WEIGHTS),
     ("draft runner ready", WEIGHTS),
+    ("drafter._propose(", WEIGHTS),
+    ("propose_draft_token_ids(", WEIGHTS),
     ("speculative implementation 'draft", WEIGHTS),
     ("Detected ", WEIGHTS),
     ("weights took", WEIGHTS),
@@ -972,6 +974,16 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
         });
     }
     if has("draft runner ready") {
+        return Some(Signal::WeightsEnd {
+            arch: None,
+            draft: true,
+            seconds: None,
+        });
+    }
+    // A frame of the drafter proposing tokens, in the traceback of a crash
+    // while serving (`self.drafter._propose(`, vLLM's
+    // `propose_draft_token_ids(`): the drafter was in and at work.
+    if has("drafter._propose(") || has("propose_draft_token_ids(") {
         return Some(Signal::WeightsEnd {
             arch: None,
             draft: true,

@@ -852,10 +852,11 @@ impl Server {
         // is shown).
         if !self.settings.is_speculative() && !self.lifecycle.drafter_loaded {
             None
-        } else if self.lifecycle.drafter_loaded || self.lifecycle.ready {
-            // A speculative server serves only once its drafter is in: one
-            // seen serving had it, whatever ended it later (a crash in the
-            // drafter's own proposer, mid-request).
+        } else if self.lifecycle.drafter_loaded {
+            // Only a line of the drafter says it is in (its weights, its
+            // graphs, drafts accepted, a frame of it proposing): a server
+            // that serves says nothing of a drafter the engine may have
+            // dropped or never been asked for.
             Some(true)
         } else if self.lifecycle.failure.is_some() {
             Some(false)
