@@ -3027,6 +3027,11 @@ mod tests {
             kind("terminate called after throwing an instance of 'std::runtime_error'"),
             Some(FailureKind::Exception)
         );
+        // A frame of the drafter proposing, in a crash while serving.
+        assert!(matches!(
+            classify("(Worker_TP6_EP6 pid=2675) ERROR 02-03 19:11:07 [multiproc_executor.py:822]     draft_token_ids = self.drafter._propose(").signal,
+            Some(Signal::WeightsEnd { draft: true, .. })
+        ));
         assert_eq!(
             kind(
                 "[TRT-LLM] [E] Failed to initialize executor on rank 6: [TensorRT-LLM][ERROR] CUDA driver error in cuDriver->cuModuleLoadData(&cuModule, kernelInfo.data): CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered."
