@@ -968,3 +968,39 @@ fn scan_of_the_examples() {
     assert!(out.stderr.is_empty(), "{}", out.stderr);
     snapshot("scan-examples.txt", &portable(&out.stdout));
 }
+
+/// Files `scan` must get past without hanging or dying: a FIFO nobody
+/// writes (opened, it would block the scan for ever), a link to one, a link
+/// to the folder itself, and two links that point at each other.
+#[cfg(unix)]
+#[test]
+fn scan_gets_past_fifos_and_link_loops() {
+    let dir = hindsight_tests::scratch_dir("scan", "faults");
+    let _ = std::fs::copy(
+        root().join("examples/seed-claude-code/session.jsonl"),
+        dir.join("ok.jsonl"),
+    );
+    let fifo = dir.join("pipe.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(made, "mkfifo");
+    let _ = std::os::unix::fs::symlink(&fifo, dir.join("to-pipe.jsonl"));
+    let _ = std::os::unix::fs::symlink(&dir, dir.join("itself"));
+    let _ = std::os::unix::fs::symlink(dir.join("b.jsonl"), dir.join("a.jsonl"));
+    let _ = std::os::unix::fs::symlink(dir.join("a.jsonl"), dir.join("b.jsonl"));
+    let arg = dir.display().to_string();
+    let out = cli(&["scan", &arg], "", false);
+    assert_eq!(out.code, EXIT_OK, "{}", out.stderr);
+    assert!(out.stdout.contains("1 session under"), "{}", out.stdout);
+    // Each looping link is reported, once, and counted unreadable.
+    assert_eq!(out.stderr.lines().count(), 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("a.jsonl") && out.stderr.contains("b.jsonl"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("2 unreadable"), "{}", out.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -107,12 +107,19 @@ pub(crate) fn walk(
                 continue;
             }
             // `file_type` does not follow links: a linked folder is skipped
-            // (links can loop), a linked file is read, and a dangling link is
-            // kept so reading it reports the problem instead of hiding it.
+            // (links can loop), a linked file is read, and a dangling or
+            // looping link is kept so reading it reports the problem instead
+            // of hiding it. FIFOs, sockets and devices, linked or not, are
+            // never opened: reading a FIFO nobody writes would block the
+            // walk for ever.
             match entry.file_type() {
                 Ok(kind) if kind.is_dir() => stack.push(path),
                 Ok(kind) if kind.is_file() => files.push(path),
-                Ok(kind) if kind.is_symlink() && !path.is_dir() => files.push(path),
+                Ok(kind) if kind.is_symlink() => match std::fs::metadata(&path) {
+                    Ok(target) if target.is_file() => files.push(path),
+                    Ok(_) => {}
+                    Err(_) => files.push(path),
+                },
                 Ok(_) => {}
                 Err(error) => on_error(&path, error)?,
             }
