@@ -461,6 +461,13 @@ impl Parser<'_> {
         // (`⎿  ### Ran Playwright code` / ```` ```js ```` / `… +39 lines`) is
         // that result's text, often cut before it closes: no fence of the
         // transcript's own, or everything after it would read as code.
+        // A fence opened where the rendering did not close it (a user's
+        // message ending in "logs ```", whose closing fence then reads as
+        // an opening one) ends at the next tool call at the line's start:
+        // the rendering indents every message's text, never its calls.
+        if self.fence.is_some() && line.starts_with(TUI_GLYPHS) && tui_tool(trimmed).is_some() {
+            self.fence = None;
+        }
         let in_result = self.tui_mode && self.fence.is_none() && line.starts_with("    ");
         if !in_result && let Some(language) = fence_language(trimmed) {
             return self.fence_line(index, language);
@@ -1627,6 +1634,21 @@ mod tests {
                 && PROMPT.is_some()
                 && PS_PROMPT.is_some()
                 && PATH_PROMPT.is_some()
+        );
+    }
+
+    /// A user's message that ends in "logs ```" leaves the rendering's
+    /// closing fence to read as an opening one: the next tool call at the
+    /// line's start ends it.
+    #[test]
+    fn a_fence_left_open_by_a_message_ends_at_the_next_tool_call() {
+        let text = "\u{276f} it still says loading. logs ```\n  Report\n  ready=no\n  ```\n\n\u{25cf} Bash(python server.py --port 10097)\n  \u{23bf}  [server] listening on 10097\n";
+        let found = kinds(text);
+        assert!(
+            found
+                .iter()
+                .any(|k| k.starts_with("cmd python server.py --port 10097")),
+            "{found:?}"
         );
     }
 
