@@ -147,6 +147,20 @@ fn command_start(line: &str) -> Option<&str> {
             return Some(after);
         }
     }
+    // `export CUDA_VISIBLE_DEVICES=4,5 && python -m sglang.launch_server …`,
+    // `cd /srv; vllm serve …`: the launch is the part after the set-up.
+    for separator in [" && ", "; "] {
+        if let Some((before, after)) = rest.split_once(separator) {
+            let setup = before.split_whitespace().next().unwrap_or("");
+            if matches!(
+                setup,
+                "export" | "cd" | "source" | "." | "ulimit" | "set" | "conda"
+            ) && let Some(found) = command_start(after)
+            {
+                return Some(found);
+            }
+        }
+    }
     let first = rest.split_whitespace().next()?;
     let program = first.rsplit('/').next().unwrap_or(first);
     // `VAR=value … \` goes on to the engine's command on a later line.
@@ -367,6 +381,17 @@ mod tests {
         assert_eq!(s.speculative_algorithm.as_deref(), Some("EAGLE3"));
         let head = find(text, Engine::Sglang).expect("found");
         assert_eq!(&text[head.start..head.end].lines().count(), &3);
+    }
+
+    #[test]
+    fn a_launch_after_its_set_up_on_the_same_line() {
+        let text = "export CUDA_VISIBLE_DEVICES=4,5 && python -m sglang.launch_server \\\n    --model-path /data/Qwen3 \\\n    --tp-size 2 \\\n    --port 30000\n[2026-01-02 10:00:00 TP0] Load weight begin.\n";
+        let (engine, s) = settings(text, Engine::Sglang).expect("found");
+        assert_eq!(engine, Engine::Sglang);
+        assert_eq!((s.port, s.tp_size), (Some(30000), Some(2)));
+        assert!(settings("cd /srv; vllm serve m --port 8123\n", Engine::Vllm).is_some());
+        // A set-up alone launches nothing.
+        assert!(settings("export A=1 && echo done\n", Engine::Sglang).is_none());
     }
 
     #[test]
