@@ -12,6 +12,7 @@ pub mod codex;
 pub mod codex_text;
 pub mod codex_tui;
 pub mod gemini;
+pub mod gemini_text;
 mod json_doc;
 pub mod json_log;
 pub mod launch_head;
@@ -278,7 +279,7 @@ pub fn detect(text: &str) -> Format {
     }
     // Codex's terminal rendering quotes whole logs in its results; its
     // `• Ran` items decide.
-    if codex_text::looks_like(head) {
+    if codex_text::looks_like(head) || gemini_text::looks_like(head) {
         return Format::PastedText;
     }
     let mut log_lines = 0usize;
@@ -585,6 +586,7 @@ fn parse_format(text: &str, id: SourceId, format: Format) -> Parsed {
         Format::PastedText if claude_export::looks_like(text) => claude_export::parse(text, id),
         Format::PastedText if codex_text::looks_like(text) => codex_text::parse(text, id),
         Format::PastedText if cline_export::looks_like(text) => cline_export::parse(text, id),
+        Format::PastedText if gemini_text::looks_like(text) => gemini_text::parse(text, id),
         Format::PastedText => pasted::parse(text, id),
         Format::ClaudeCodeJsonl => claude_code::parse(text, id),
         Format::CodexRollout => codex::parse(text, id),
