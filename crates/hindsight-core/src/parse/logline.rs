@@ -602,6 +602,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Only one usage of each socket address", FAILURE),
     ("couldn't bind", FAILURE),
     ("failed: port is already allocated", FAILURE),
+    (" is not available", FAILURE),
     ("Killed", FAILURE),
     ("killed", FAILURE),
     ("SIGKILL", FAILURE),
@@ -1295,6 +1296,8 @@ fn failure(message: &str) -> Option<FailureKind> {
         // Docker's own: `Bind for 0.0.0.0:3001 failed: port is already
         // allocated`.
         || has("port is already allocated")
+        // Streamlit's: `Port 8765 is not available`.
+        || message.contains("Port ") && has(" is not available")
     {
         return Some(FailureKind::AddressInUse);
     }
@@ -1789,6 +1792,7 @@ fn is_routine(group: u16) -> bool {
 /// full anyway, and finding it here spares a search of its own.
 const RARE_LITERALS: &[&str] = &[
     "ddress",
+    "not available",
     "_ERROR_",
     "fault",
     "bort",
@@ -2991,6 +2995,10 @@ mod tests {
         );
         assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
         assert_eq!(kind("Killed"), Some(FailureKind::Killed));
+        assert_eq!(
+            kind("2026-04-26 15:30:09.459 Port 8765 is not available"),
+            Some(FailureKind::AddressInUse)
+        );
         // Shell job reports, bash's and zsh's.
         for line in [
             "[1]    474256 segmentation fault  ./server -m llama-2-13b.gguf --port 8080",
