@@ -536,8 +536,31 @@ fn server_script(argv: &[String]) -> Option<String> {
 /// (`psql`, `redis-cli`, `ssh`) have no such subcommand.
 fn serving_subcommand(argv: &[String]) -> bool {
     const SUBCOMMANDS: &[&str] = &["serve", "server", "dashboard", "ui", "web", "webui"];
-    argv.get(1)
-        .is_some_and(|word| SUBCOMMANDS.contains(&word.to_ascii_lowercase().as_str()))
+    let serving = |word: &String| {
+        let word = word.to_ascii_lowercase();
+        SUBCOMMANDS.contains(&word.as_str())
+            || word.ends_with("-server")
+            || word.ends_with("_server")
+            || word == "runserver"
+    };
+    // The program's own subcommand, or the one a runner passes on
+    // (`cargo run -- http-server --port 8080`, `go run . serve`).
+    let runner = matches!(
+        (
+            argv.first().map(|p| base(p)),
+            argv.get(1).map(String::as_str)
+        ),
+        (
+            Some("cargo" | "go" | "dotnet" | "uv" | "poetry" | "pnpm" | "npx"),
+            Some("run" | "exec")
+        )
+    );
+    let reach = if runner { 6 } else { 2 };
+    argv.iter()
+        .take(reach)
+        .skip(1)
+        .filter(|w| !w.starts_with('-'))
+        .any(serving)
 }
 
 /// `/usr/bin/python3.11` → `python`; other words as they are.
@@ -688,6 +711,17 @@ mod tests {
             .expect("dashboard");
         assert_eq!(found.port, Some(5321));
         assert!(server("mlflow ui --port 5001").is_some());
+        // The subcommand a runner passes on.
+        assert_eq!(
+            server("timeout 10 cargo run -- http-server --port 8080").and_then(|s| s.port),
+            Some(8080)
+        );
+        assert!(server("go run . serve --port 9000").is_some());
+        assert_eq!(
+            server("cargo run -- migrate --port 5432"),
+            None,
+            "not serving"
+        );
         // A service the agent restarted, not the machine's plumbing.
         assert!(
             server("sudo systemctl restart mcp-coordination")
