@@ -671,6 +671,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("llm server loading model", WEIGHTS),
     ("oad weight end", WEIGHTS),
     ("Loading drafter model", WEIGHTS),
+    (" on port ", WEIGHTS),
     ("draft runner ready", WEIGHTS),
     ("drafter._propose(", WEIGHTS),
     ("propose_draft_token_ids(", WEIGHTS),
@@ -959,6 +960,20 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
     }
     if has("Loading drafter model") {
         return Some(Signal::DrafterBegin);
+    }
+    // A wrapper starting its engine: `(vLLM) Starting vllm-server on port
+    // 8001...` (Lemonade), `Starting llama-server on port 8080`: the port
+    // it was told to serve on.
+    if let Some(at) = message.find("Starting ")
+        && let Some(port) = message[at..]
+            .split_once(" on port ")
+            .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|digits| digits.parse::<u16>().ok())
+    {
+        return Some(Signal::Settings(Box::new(ServerSettings {
+            port: Some(port),
+            ..ServerSettings::default()
+        })));
     }
     // SGLang's DFLASH drafter: `DFLASH draft runner ready. mask_token=…`
     // once its draft model is in and wired to the target.
@@ -1792,6 +1807,7 @@ fn is_routine(group: u16) -> bool {
 /// full anyway, and finding it here spares a search of its own.
 const RARE_LITERALS: &[&str] = &[
     "ddress",
+    " on port ",
     "not available",
     "_ERROR_",
     "fault",
@@ -2995,6 +3011,10 @@ mod tests {
         );
         assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
         assert_eq!(kind("Killed"), Some(FailureKind::Killed));
+        assert!(matches!(
+            classify("2026-07-25 14:36:08.360 [Info] (vLLM) Starting vllm-server on port 8001...").signal,
+            Some(Signal::Settings(s)) if s.port == Some(8001)
+        ));
         assert_eq!(
             kind("2026-04-26 15:30:09.459 Port 8765 is not available"),
             Some(FailureKind::AddressInUse)
