@@ -126,3 +126,75 @@ fn empty_input_gives_an_empty_report() {
     assert!(report.checkpoints.is_empty() && report.findings.is_empty());
     assert_eq!(report.sources[0].lines, 0);
 }
+
+/// The readers of pasted agent renderings (Codex's `• Ran`, Cline's
+/// `<execute_command>`, Gemini's `│ ✔  Shell`) on shuffled pieces of their
+/// own shapes, and on their examples cut at many places: no panic, and
+/// the cut text is still read as a transcript.
+#[test]
+fn pieces_and_cuts_of_agent_renderings_do_not_panic() {
+    let pieces = [
+        "• Ran ",
+        "◦ Running ",
+        "  └ ",
+        "  └",
+        "  │ ",
+        "    ",
+        "› ",
+        "• Explored",
+        "↳ Interacted with background terminal · ",
+        "• Waited for background terminal · ",
+        "^C",
+        "**Assistant:**",
+        "**User:**",
+        "---",
+        "<execute_command>",
+        "<command>",
+        "</command>",
+        "</execute_command>",
+        "[execute_command for '",
+        "'] Result:",
+        "Exit code: ",
+        "Output:",
+        "<attempt_completion>",
+        "<thinking>",
+        "✦ ",
+        " │ ✔  Shell ",
+        " │ ✗  Shell ",
+        " ╰──",
+        "│  > ",
+        " (desc)",
+        "uvicorn app:app --port 8000",
+        "\n",
+        "é",
+        "\r",
+    ];
+    for seed in 0..400u64 {
+        let bytes = noise(seed, 64);
+        let text: String = bytes
+            .iter()
+            .map(|b| pieces[*b as usize % pieces.len()])
+            .collect();
+        let _ = analyze(&[Source::new("pieces", text)]);
+    }
+    let root = hindsight_tests::root().join("examples");
+    for case in [
+        "codex-tui-text-http-server-denied-then-called-up",
+        "cline-export-uvicorn-empty-body-called-working",
+    ] {
+        let text = std::fs::read_to_string(root.join(case).join("transcript.md")).expect("example");
+        let mut cut = 0;
+        while cut < text.len() {
+            let end = hindsight_core::source::floor_char_boundary(&text, cut);
+            let report = analyze(&[Source::new("cut", &text[..end])]);
+            if end > 4096 {
+                assert_eq!(
+                    report.sources[0].format,
+                    hindsight_core::Format::PastedText,
+                    "{case} cut at {end}"
+                );
+            }
+            cut += 211;
+        }
+    }
+}
