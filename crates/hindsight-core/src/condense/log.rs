@@ -74,6 +74,10 @@ pub struct LogCondenser {
     emitted_bytes: usize,
     /// Lines moved to `text` so far.
     emitted: usize,
+    /// How long `pending` must grow before a piece is tried again, after a
+    /// try that found no place to end it: the search looks back over
+    /// thousands of lines, and must not run again for every line read.
+    retry_at: usize,
     lines: u32,
     bytes: u64,
     invalid_utf8: Option<(u32, u64)>,
@@ -107,6 +111,7 @@ impl LogCondenser {
             last_ended: true,
             emitted_bytes: 0,
             emitted: 0,
+            retry_at: 0,
             lines: 0,
             bytes: 0,
             invalid_utf8: None,
@@ -141,7 +146,7 @@ impl LogCondenser {
         self.starts.push(self.pending.len());
         self.pending.push_str(line);
         self.pending.push('\n');
-        if self.pending.len() >= self.sizes.piece + self.sizes.tail {
+        if self.pending.len() >= (self.sizes.piece + self.sizes.tail).max(self.retry_at) {
             self.condense_piece();
         }
     }
@@ -230,13 +235,17 @@ impl LogCondenser {
         // None: the piece may end inside a block (a long `Args {` dump).
         // Wait for a line that starts one, but not for ever.
         let end = match safe {
-            Some(end) => end,
-            None if self.pending.len() >= 4 * self.sizes.piece + self.sizes.tail => last,
-            None => return,
+            Some(end) => Some(end),
+            None if self.pending.len() >= 4 * self.sizes.piece + self.sizes.tail => Some(last),
+            None => None,
         };
         // The first piece holds the lines a launch command is looked for in.
-        if end > 0 && self.emitted + end > HEAD_LINES {
-            self.emit(end, &[]);
+        match end {
+            Some(end) if end > 0 && self.emitted + end > HEAD_LINES => {
+                self.emit(end, &[]);
+                self.retry_at = 0;
+            }
+            _ => self.retry_at = self.pending.len() + self.sizes.piece.max(1),
         }
     }
 
