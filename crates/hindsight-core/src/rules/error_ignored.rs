@@ -229,7 +229,7 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
             // failed)`): the server run in it had died.
             step.seen
                 .iter()
-                .find(|l| l.text.contains("is not running") && l.text.contains("(status: failed)"))
+                .find(|l| crate::timeline::ended_shell_status(l.text) == Some("failed"))
                 .map(crate::timeline::SeenLine::quote)
         })
         .or_else(|| {

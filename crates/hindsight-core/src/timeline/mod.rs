@@ -1534,12 +1534,50 @@ fn polled_end(checkpoint: &Checkpoint) -> Option<i32> {
             .strip_prefix("<status>")?
             .strip_suffix("</status>")
     })?;
-    match status {
-        "killed" => Some(checkpoint.exit_code.unwrap_or(143)),
-        "failed" => Some(checkpoint.exit_code.unwrap_or(1)),
-        "completed" => Some(checkpoint.exit_code.unwrap_or(0)),
-        _ => None,
-    }
+    shell_end_code(status, checkpoint.exit_code)
+}
+
+/// The exit code a background shell's end status stands for, when the
+/// status gives none: `killed` by a signal (143), `failed` (1),
+/// `completed` (0).
+fn shell_end_code(status: &str, exit_code: Option<i32>) -> Option<i32> {
+    let default = match status {
+        "killed" => 143,
+        "failed" => 1,
+        "completed" => 0,
+        _ => return None,
+    };
+    Some(exit_code.unwrap_or(default))
+}
+
+/// The status Claude Code gives a background shell that had already ended
+/// when the agent stopped it: `Shell d5cc44 is not running, so cannot be
+/// killed (status: failed)` → `failed`.
+pub(crate) fn ended_shell_status(line: &str) -> Option<&str> {
+    let at = line.find("is not running")?;
+    let status = line[at..].split_once("(status: ")?.1;
+    status.split_once(')').map(|(status, _)| status.trim())
+}
+
+/// The latest server run in a background shell of `host` before
+/// checkpoint `before` and not stopped since: what a background shell's
+/// kill or end is about.
+fn latest_background_server(
+    timeline: &Timeline,
+    before: usize,
+    host: Option<&str>,
+) -> Option<usize> {
+    timeline
+        .servers
+        .iter()
+        .filter(|s| {
+            s.stopped_by.is_none()
+                && same_host(s.host.as_deref(), host)
+                && s.launch
+                    .is_some_and(|l| l < before && timeline.checkpoints[l].background)
+        })
+        .max_by_key(|s| s.launch)
+        .map(|s| s.id)
 }
 
 fn create_servers(timeline: &mut Timeline) {
@@ -2657,14 +2695,11 @@ fn mark_stopped(timeline: &mut Timeline) {
                 .filter(|a| !a.starts_with('-'))
                 .collect();
             if program == crate::parse::claude_code::KILL_SHELL {
-                // The latest server run in a background shell.
-                if let Some(&id) = running.iter().rev().find(|&&id| {
-                    timeline.servers[id]
-                        .launch
-                        .is_some_and(|l| timeline.checkpoints[l].background)
-                }) {
-                    stopped.push(id);
-                }
+                stopped.extend(latest_background_server(
+                    timeline,
+                    kill.id,
+                    kill.host.as_deref(),
+                ));
                 continue;
             }
             for &id in &running {
@@ -2732,45 +2767,20 @@ fn ended_shells(timeline: &mut Timeline) {
         {
             continue;
         }
-        let Some(status) = kill.seen.iter().find_map(|l| {
-            let text = &l.text;
-            let at = text.find("is not running")?;
-            let status = text[at..].split_once("(status: ")?.1;
-            status
-                .split_once(')')
-                .map(|(status, _)| status.trim().to_owned())
-        }) else {
+        let Some(status) = kill.seen.iter().find_map(|l| ended_shell_status(l.text)) else {
             continue;
         };
-        let latest = timeline
-            .servers
-            .iter()
-            .filter(|s| {
-                s.launch.is_some_and(|l| {
-                    l < kill_id
-                        && timeline.checkpoints[l].background
-                        && same_host(
-                            timeline.checkpoints[l].host.as_deref(),
-                            kill.host.as_deref(),
-                        )
-                })
-            })
-            .max_by_key(|s| s.launch)
-            .map(|s| s.id);
-        let Some(id) = latest else {
+        let Some(id) = latest_background_server(timeline, kill_id, kill.host.as_deref()) else {
             continue;
         };
         let launch = timeline.servers[id]
             .launch
             .map(|l| &timeline.checkpoints[l]);
         let detached = launch.is_some_and(|l| l.command.trim_end().ends_with('&'));
-        let code = match status.as_str() {
-            "failed" => Some(1),
-            "killed" => Some(143),
-            "completed" if !detached => Some(0),
-            _ => None,
-        };
-        let Some(code) = code else {
+        if status == "completed" && detached {
+            continue;
+        }
+        let Some(code) = shell_end_code(status, None) else {
             continue;
         };
         let server = &mut timeline.servers[id];
