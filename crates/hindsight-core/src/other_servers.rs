@@ -524,11 +524,19 @@ fn server_script(argv: &[String]) -> Option<String> {
         .to_ascii_lowercase();
     let serves = SERVER_WORDS.iter().any(|w| name.contains(w))
         || argv[0].ends_with(".sh") && name.contains("start");
-    // A script written to test or check a server is a client of it.
-    let checks = ["test", "spec", "check", "smoke", "verify", "health"]
-        .iter()
-        .any(|w| name.contains(w));
+    // A script written to test or check a server (or a spec) is a client
+    // of it.
+    let checks = names_a_check(&name) || name.contains("spec");
     (serves && !checks).then(|| argv[..argv.len().min(2)].join(" "))
+}
+
+/// Whether a script's lowercased file name says it tests or checks
+/// something (`e2e_test.py`, `check-api.js`, `smoke.sh`): its run is a
+/// check, never a server.
+pub(crate) fn names_a_check(name: &str) -> bool {
+    ["test", "smoke", "check", "verify", "health"]
+        .iter()
+        .any(|w| name.contains(w))
 }
 
 /// Whether the first word after the program is a subcommand that serves:

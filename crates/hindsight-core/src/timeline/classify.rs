@@ -216,10 +216,7 @@ fn check_script_name(path: &str) -> bool {
         .next()
         .unwrap_or(path)
         .to_ascii_lowercase();
-    SCRIPTS.iter().any(|e| name.ends_with(e))
-        && ["test", "smoke", "check", "verify", "health"]
-            .iter()
-            .any(|w| name.contains(w))
+    SCRIPTS.iter().any(|e| name.ends_with(e)) && crate::other_servers::names_a_check(&name)
 }
 
 /// A database or cache client asking its server whether it answers, as a
