@@ -95,6 +95,17 @@ impl Span {
         Self { source, start, end }
     }
 
+    /// The span from the start of line `from` to the end of line `to`, of
+    /// a text's lines as [`lines_with_offsets`] gives them: what a reader
+    /// of a line-based format spans an item with.
+    pub fn of_lines(lines: &[(usize, &str)], source: SourceId, from: usize, to: usize) -> Span {
+        let start = lines.get(from).map_or(0, |(offset, _)| *offset);
+        let end = lines
+            .get(to)
+            .map_or(start, |(offset, line)| offset + line.len());
+        Span::new(source, start, end.max(start))
+    }
+
     /// The smallest span covering both (they must be in the same source).
     #[must_use]
     pub fn cover(self, other: Span) -> Span {

@@ -42,11 +42,7 @@ pub fn looks_like(text: &str) -> bool {
 /// Reads the export into the events its session would give.
 pub fn parse(text: &str, source: usize) -> Parsed {
     let lines: Vec<(usize, &str)> = lines_with_offsets(text).collect();
-    let span_of = |from: usize, to: usize| {
-        let (start, _) = lines[from];
-        let (offset, line) = lines[to];
-        Span::new(source, start, offset + line.len())
-    };
+    let span_of = |from: usize, to: usize| Span::of_lines(&lines, source, from, to);
     let mut records: Vec<(Value, Span)> = Vec::new();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut role: Option<&str> = None;

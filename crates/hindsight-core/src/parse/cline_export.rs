@@ -48,11 +48,7 @@ const HIDDEN: &[&str] = &["thinking", "environment_details"];
 pub fn parse(text: &str, source: usize) -> Parsed {
     let lines: Vec<(usize, &str)> = lines_with_offsets(text).collect();
     let mut parsed = Parsed::default();
-    let span = |from: usize, to: usize| {
-        let start = lines[from].0;
-        let (offset, last) = lines[to];
-        Span::new(source, start, offset + last.len())
-    };
+    let span = |from: usize, to: usize| Span::of_lines(&lines, source, from, to);
     let mut role = Role::Unknown;
     // Commands waiting for their result: (command text, event index).
     let mut waiting: Vec<(String, usize)> = Vec::new();

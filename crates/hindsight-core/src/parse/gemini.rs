@@ -515,20 +515,8 @@ impl Emitter {
             if line.trim().is_empty() {
                 continue;
             }
-            let record: Value = match serde_json::from_str(line.trim()) {
-                Ok(record) => record,
-                Err(error) => {
-                    self.parsed.diagnostics.push(Diagnostic::warning(
-                        self.source,
-                        Some(line_number),
-                        format!("malformed JSON record skipped: {error}"),
-                    ));
-                    self.unknown.push(Event {
-                        span,
-                        kind: EventKind::Unrecognized,
-                    });
-                    continue;
-                }
+            let Some(record) = self.json_line(line, span, line_number) else {
+                continue;
             };
             if let Some(id) = record.get("$rewindTo").and_then(Value::as_str) {
                 let from = order.iter().position(|m| m == id).unwrap_or(0);
@@ -588,6 +576,26 @@ impl Emitter {
         }
     }
 
+    /// One line of a JSON-lines shape, parsed; a line that does not parse
+    /// is a diagnostic and a line of no meaning.
+    fn json_line(&mut self, line: &str, span: Span, line_number: u32) -> Option<Value> {
+        match serde_json::from_str(line.trim()) {
+            Ok(record) => Some(record),
+            Err(error) => {
+                self.parsed.diagnostics.push(Diagnostic::warning(
+                    self.source,
+                    Some(line_number),
+                    format!("malformed JSON record skipped: {error}"),
+                ));
+                self.unknown.push(Event {
+                    span,
+                    kind: EventKind::Unrecognized,
+                });
+                None
+            }
+        }
+    }
+
     /// Headless `stream-json` output, one event a line.
     fn stream(&mut self, text: &str) {
         // Shell calls waiting for their result: tool id → command event.
@@ -599,20 +607,9 @@ impl Emitter {
             if line.trim().is_empty() {
                 continue;
             }
-            let record: Value = match serde_json::from_str(line.trim()) {
-                Ok(record) => record,
-                Err(error) => {
-                    self.parsed.diagnostics.push(Diagnostic::warning(
-                        self.source,
-                        Some(u32::try_from(number + 1).unwrap_or(u32::MAX)),
-                        format!("malformed JSON record skipped: {error}"),
-                    ));
-                    self.unknown.push(Event {
-                        span,
-                        kind: EventKind::Unrecognized,
-                    });
-                    continue;
-                }
+            let line_number = u32::try_from(number + 1).unwrap_or(u32::MAX);
+            let Some(record) = self.json_line(line, span, line_number) else {
+                continue;
             };
             let kind = record.get("type").and_then(Value::as_str);
             let role = record.get("role").and_then(Value::as_str);

@@ -73,11 +73,7 @@ fn command_of(argument: &str) -> &str {
 pub fn parse(text: &str, source: usize) -> Parsed {
     let lines: Vec<(usize, &str)> = lines_with_offsets(text).collect();
     let mut parsed = Parsed::default();
-    let span = |from: usize, to: usize| {
-        let start = lines[from].0;
-        let (offset, last) = lines[to];
-        Span::new(source, start, offset + last.len())
-    };
+    let span = |from: usize, to: usize| Span::of_lines(&lines, source, from, to);
     let mut index = 0;
     while index < lines.len() {
         let line = lines[index].1;
