@@ -33,7 +33,9 @@ command -v rg >/dev/null || apt_missing+=(ripgrep)
 command -v lnav >/dev/null || apt_missing+=(lnav)
 if [ "${#apt_missing[@]}" -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   echo "bench-peers: installing ${apt_missing[*]}" >&2
-  apt-get install -y -qq "${apt_missing[@]}" >/dev/null 2>&1 || apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${apt_missing[@]}" >/dev/null 2>&1 || true
+  apt-get install -y -qq "${apt_missing[@]}" >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${apt_missing[@]}" >/dev/null 2>&1; } ||
+    true
 fi
 python=python3
 if ! $python -c 'import drain3' 2>/dev/null || ! command -v claude-code-log >/dev/null; then

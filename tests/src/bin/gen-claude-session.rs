@@ -104,39 +104,11 @@ impl Session {
         let command = commands[self.rng.below(commands.len() as u64) as usize];
         let lines = 50 + self.rng.below(400) as usize;
         let mut output = String::new();
-        for i in 0..lines {
+        for _ in 0..lines {
+            // SGLang's lines and vLLM's, as a fleet's logs mix them.
             let n = self.rng.below(100_000);
-            let (minute, second) = ((self.minute / 60) % 60, i % 60);
-            let line = match n % 4 {
-                0 => format!(
-                    "[2026-02-12 10:{minute:02}:{second:02} TP0] Decode batch. #running-req: {}, #token: {}, token usage: 0.0{}, accept len: 2.{}, cuda graph: True, gen throughput (token/s): {}.22, #queue-req: 0, ",
-                    n % 9,
-                    n % 5000,
-                    n % 10,
-                    n % 99,
-                    n % 300
-                ),
-                1 => format!(
-                    "[2026-02-12 10:{minute:02}:{second:02}] INFO:     10.0.3.{}:{} - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
-                    n % 250,
-                    40000 + n % 20000
-                ),
-                2 => format!(
-                    "(APIServer pid=1849) INFO 02-12 10:{minute:02}:{second:02} [loggers.py:123] Engine 000: Avg prompt throughput: {}.1 tokens/s, Avg generation throughput: {}.2 tokens/s, Running: {} reqs, Waiting: 0 reqs, GPU KV cache usage: 0.{}%, Prefix cache hit rate: 0.0%",
-                    n % 97,
-                    n % 89,
-                    n % 7,
-                    n % 10
-                ),
-                _ => format!(
-                    "[2026-02-12 10:{minute:02}:{second:02} TP{}] Prefill batch. #new-seq: 1, #new-token: {}, #cached-token: {}, token usage: 0.00, #running-req: 0, #queue-req: 0, ",
-                    n % 8,
-                    n % 700,
-                    n % 300
-                ),
-            };
-            output.push_str(&line);
-            output.push('\n');
+            let engine = if n % 4 == 2 { "vllm" } else { "sglang" };
+            hindsight_tests::generate::routine_line(engine, n, &mut output);
         }
         let structured =
             json!({"stdout": output, "stderr": "", "interrupted": false, "isImage": false});

@@ -57,20 +57,6 @@ fn startup(engine: &str, out: &mut String) {
     }
 }
 
-/// One routine line; `n` varies the numbers so lines are not all alike.
-fn routine(engine: &str, n: u64, out: &mut String) {
-    let (minute, second) = ((n / 60) % 60, n % 60);
-    match (engine, n % 3) {
-        ("vllm", 0) => out.push_str(&format!("(APIServer pid=1849) INFO 11-30 14:{minute:02}:{second:02} [loggers.py:123] Engine 000: Avg prompt throughput: {}.1 tokens/s, Avg generation throughput: {}.2 tokens/s, Running: {} reqs, Waiting: 0 reqs, GPU KV cache usage: 0.{}%, Prefix cache hit rate: 0.0%\n", n % 97, n % 89, n % 7, n % 10)),
-        ("vllm", _) => out.push_str(&format!("(APIServer pid=1849) INFO:     10.0.3.{}:{} - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n", n % 250, 40000 + n % 20000)),
-        ("tgi", 0) => out.push_str(&format!("2026-11-30T12:{minute:02}:{second:02}.100000Z  INFO text_generation_router::server: router/src/server.rs:402: Success\n")),
-        ("tgi", _) => out.push_str(&format!("2026-11-30T12:{minute:02}:{second:02}.200000Z  INFO generate{{parameters=GenerateParameters {{ max_new_tokens: Some({}) }} total_time=\"1.{}s\" validation_time=\"217µs\" queue_time=\"48µs\" inference_time=\"1.2s\" time_per_token=\"21ms\"}}: text_generation_router::server: router/src/server.rs:422: Success\n", n % 500, n % 9)),
-        (_, 0) => out.push_str(&format!("[2026-11-30 10:{minute:02}:{second:02} TP0] Decode batch. #running-req: {}, #token: {}, token usage: 0.0{}, accept len: 2.{}, cuda graph: True, gen throughput (token/s): {}.22, #queue-req: 0, \n", n % 9, n % 5000, n % 10, n % 99, n % 300)),
-        (_, 1) => out.push_str(&format!("[2026-11-30 10:{minute:02}:{second:02}] INFO:     10.0.3.{}:{} - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n", n % 250, 40000 + n % 20000)),
-        (_, _) => out.push_str(&format!("[2026-11-30 10:{minute:02}:{second:02} TP0] Prefill batch. #new-seq: 1, #new-token: {}, #cached-token: {}, token usage: 0.00, #running-req: 0, #queue-req: 0, \n", n % 700, n % 300)),
-    }
-}
-
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(path), Some(mb)) = (args.get(1), args.get(2).and_then(|m| m.parse::<u64>().ok()))
@@ -92,7 +78,7 @@ fn main() -> std::io::Result<()> {
             next_start += 64 << 20;
         }
         for _ in 0..1000 {
-            routine(engine, n, &mut buffer);
+            hindsight_tests::generate::routine_line(engine, n, &mut buffer);
             n += 1;
         }
         out.write_all(buffer.as_bytes())?;
