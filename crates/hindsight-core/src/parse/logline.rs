@@ -1312,7 +1312,7 @@ fn failure(message: &str) -> Option<FailureKind> {
         // allocated`.
         || has("port is already allocated")
         // Streamlit's: `Port 8765 is not available`.
-        || message.contains("Port ") && has(" is not available")
+        || port_not_available(message)
     {
         return Some(FailureKind::AddressInUse);
     }
@@ -1395,6 +1395,16 @@ fn failure(message: &str) -> Option<FailureKind> {
         return Some(FailureKind::ChildFailed);
     }
     None
+}
+
+/// Streamlit's `Port 8765 is not available`: the port number right
+/// between the two, not any line naming a port and something unavailable.
+fn port_not_available(message: &str) -> bool {
+    message.match_indices("Port ").any(|(at, _)| {
+        let rest = &message[at + "Port ".len()..];
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        digits > 0 && rest[digits..].starts_with(" is not available")
+    })
 }
 
 /// The shell's report of a job killed by a signal: bash's `bash: line 1:
@@ -3017,6 +3027,10 @@ mod tests {
         ));
         assert_eq!(
             kind("2026-04-26 15:30:09.459 Port 8765 is not available"),
+            Some(FailureKind::AddressInUse)
+        );
+        assert_ne!(
+            kind("Port 8000 is open; model llama3 is not available"),
             Some(FailureKind::AddressInUse)
         );
         // Shell job reports, bash's and zsh's.
