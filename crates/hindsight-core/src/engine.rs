@@ -163,7 +163,12 @@ pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
 /// `depth` counts wrappers looked through; one of each kind is plenty, and
 /// the bound keeps hostile input (`mpirun mpirun mpirun …`) linear.
 fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
-    let program = argv.first()?.rsplit('/').next().unwrap_or("");
+    let program = argv.first()?.rsplit(['/', '\\']).next().unwrap_or("");
+    // Windows names its programs with `.exe` (`llama-server.exe`, `ollama.exe serve`).
+    let program = program
+        .strip_suffix(".exe")
+        .or_else(|| program.strip_suffix(".EXE"))
+        .unwrap_or(program);
     if LAUNCHERS.contains(&program) {
         if depth >= 2 {
             return None;
@@ -235,6 +240,9 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
             ("vllm", Some("serve")) => (Engine::Vllm, &argv[2..]),
             ("text-generation-launcher", _) => (Engine::Tgi, &argv[1..]),
             ("llama-server", _) => (Engine::LlamaCpp, &argv[1..]),
+            // llama.cpp's one `llama` program of 2026 (`llama serve --model
+            // m.gguf --port 8080`, ggml-org/llama.cpp's installer).
+            ("llama", Some("serve" | "server")) => (Engine::LlamaCpp, &argv[2..]),
             ("ollama", Some("serve")) => (Engine::Ollama, &argv[2..]),
             ("trtllm-serve", Some("serve")) => (Engine::TensorrtLlm, &argv[2..]),
             ("trtllm-serve", _) => (Engine::TensorrtLlm, &argv[1..]),
@@ -736,6 +744,12 @@ mod tests {
             "docker run --gpus all --shm-size 1g -p 8080:80 -v /data:/data ghcr.io/huggingface/text-generation-inference:3.0.1 --model-id /data/m --num-shard 2",
         );
         assert_eq!((e, s.tp_size, s.port), (Engine::Tgi, Some(2), Some(8080)));
+        let (e, s) = launch(
+            r#"llama serve --model "model-b.gguf" --alias server-B --host 127.0.0.1 --port 8080"#,
+        );
+        assert_eq!((e, s.port), (Engine::LlamaCpp, Some(8080)));
+        let (e, _) = launch(r"C:\llama\llama-server.exe -m m.gguf");
+        assert_eq!(e, Engine::LlamaCpp);
         let (e, s) = launch("llama-server -m /m/q4.gguf --port 8081 -ngl 99 --host 0.0.0.0");
         assert_eq!((e, s.port), (Engine::LlamaCpp, Some(8081)));
         assert_eq!(s.model.as_deref(), Some("/m/q4.gguf"));

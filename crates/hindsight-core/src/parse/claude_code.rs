@@ -251,7 +251,11 @@ impl State {
         } else if KILL_TOOLS.contains(&name) {
             // Stopping a background shell: a kill of whatever it runs.
             let shell = input
-                .and_then(|i| i.get("shell_id").or_else(|| i.get("bash_id")))
+                .and_then(|i| {
+                    i.get("shell_id")
+                        .or_else(|| i.get("bash_id"))
+                        .or_else(|| i.get("task_id"))
+                })
                 .and_then(Value::as_str)
                 .unwrap_or("");
             let event = self.push(

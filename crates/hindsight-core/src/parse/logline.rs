@@ -2813,6 +2813,30 @@ mod tests {
         let line = classify("[2026-01-15 13:31:50 DP1 TP1] KV Cache is allocated. #tokens: 1");
         assert_eq!(line.rank.as_deref(), Some("DP1 TP1"));
         assert_eq!(line.signal, Some(Signal::KvCacheAllocated));
+        // A pasted line whose time was cut (sgl-project/sglang#23603).
+        let line = classify("[TP0] Scheduler hit an exception:");
+        assert_eq!(line.rank.as_deref(), Some("TP0"));
+        assert!(matches!(line.signal, Some(Signal::Failure { .. })));
+        assert_eq!(
+            classify("[DP1 TP3] KV Cache is allocated.").rank.as_deref(),
+            Some("DP1 TP3")
+        );
+        assert_eq!(classify("[TPU] ok").rank, None);
+        assert_eq!(classify("[] ok").rank, None);
+        // The 2026 logger (sgl-project/sglang#21723), and Python's common
+        // format of the same shape without a tag, which is no engine's.
+        let line = classify(
+            "2026-03-18 11:22:06.731 ERROR 120984 [ TP0 scheduler.py:3190] Scheduler hit an exception: Traceback (most recent call last):",
+        );
+        assert_eq!(line.rank.as_deref(), Some("TP0"));
+        assert_eq!(line.time.as_deref(), Some("2026-03-18 11:22:06.731"));
+        assert!(matches!(line.signal, Some(Signal::Failure { .. })));
+        assert_eq!(
+            prefix("2026-03-18 11:22:05.874 INFO 120984 [ DP0 TP1 scheduler_metrics_mixin.py:415] Decode batch").rank.as_deref(),
+            Some("DP0 TP1")
+        );
+        let plain = prefix("2026-03-18 11:22:05,874 INFO 4242 [app.py:15] - started");
+        assert_eq!(plain.engine, None);
     }
 
     #[test]

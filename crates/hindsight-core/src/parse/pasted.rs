@@ -36,8 +36,9 @@ regex!(
     PATH_PROMPT,
     r"^(?:[A-Za-z0-9_.-]+(?:[:：] ?| ))?(?:~(?:/[^ \t$#%]*)?|/[^ \t$#%]*) ?(?:[A-Za-z0-9_.-]+)?[$#%] (.*)$"
 );
-// PowerShell's `PS C:\Users\me> cmd` (also `PS /home/me> cmd`).
-regex!(PS_PROMPT, r"^PS (?:[A-Za-z]:\\|/)[^>\t\n]*> ?(.*)$");
+// PowerShell's `PS C:\Users\me> cmd` (also `PS /home/me> cmd`, and `PS> cmd`
+// as docs and issues write it).
+regex!(PS_PROMPT, r"^PS(?: (?:[A-Za-z]:\\|/)[^>\t\n]*)?> ?(.*)$");
 regex!(
     MSG_MARKER,
     r"(?i-u)^\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?"
@@ -502,7 +503,11 @@ impl Parser<'_> {
             self.close();
             self.fence = None;
             self.role = marker_role;
-            if marker_role != Role::User {
+            // A tool's turn (`### 71. the tool responded`) holds the output
+            // of the call before it.
+            let tool_turn =
+                marker_role == Role::Unknown && trimmed.to_ascii_lowercase().contains("tool");
+            if marker_role != Role::User && !tool_turn {
                 // An assistant's turn: a command of its own comes next.
                 self.awaiting_output = None;
             }
@@ -645,6 +650,30 @@ impl Parser<'_> {
             self.fence = Some(Fence::Other);
             return index + 1;
         }
+        if matches!(language.as_str(), "json" | "")
+            && let Some((command, background)) = self.tool_input_command(index, end)
+        {
+            // A tool call's input as JSON, as session exports show it:
+            // `{"command": "nvidia-smi"}` (Claude Code's Bash, OpenHands),
+            // `{"command": ["bash", "-lc", "…"]}` (Codex); often cut short
+            // by the export.
+            let first = self.line_span(index + 1);
+            let last = self.line_span((end - 1).max(index + 1));
+            let actor = self.actor();
+            let event = self.push(
+                first.cover(last),
+                EventKind::Command {
+                    text: command,
+                    actor,
+                    prompt_host: None,
+                    time: None,
+                    background,
+                },
+            );
+            self.awaiting_output = Some(event);
+            self.fence = Some(Fence::Other);
+            return index + 1;
+        }
         if let Some(command) = self.awaiting_output
             && OUTPUT_LANGUAGES.contains(&language.as_str())
         {
@@ -654,6 +683,69 @@ impl Parser<'_> {
         }
         self.fence = Some(Fence::Other);
         index + 1
+    }
+
+    /// The shell command of a fence (between `open` and `end`) holding a
+    /// tool call's JSON input whose first key is `command`, read whole or,
+    /// where the export cut the record, up to the cut; and whether the call
+    /// ran it in the background. A stop of a background task under a
+    /// heading naming the tool (`### 160. the agent ran `TaskStop``) is a
+    /// kill of that task's shell.
+    fn tool_input_command(&self, open: usize, end: usize) -> Option<(String, bool)> {
+        let body: Vec<&str> = (open + 1..end.min(self.lines.len()))
+            .map(|i| self.lines[i].1)
+            .collect();
+        let body = body.join("\n");
+        let parsed: Option<serde_json::Map<String, serde_json::Value>> =
+            serde_json::from_str(body.trim()).ok();
+        if let Some(call) = &parsed {
+            let heading = (0..open)
+                .rev()
+                .map(|i| self.lines[i].1.trim())
+                .find(|l| !l.is_empty())
+                .unwrap_or("");
+            let tool = heading.split('`').nth(1).unwrap_or("");
+            if super::claude_code::KILL_TOOLS.contains(&tool) {
+                let id = ["task_id", "shell_id", "bash_id"]
+                    .iter()
+                    .find_map(|k| call.get(*k).and_then(serde_json::Value::as_str))?;
+                return Some((format!("{} {id}", super::claude_code::KILL_SHELL), false));
+            }
+        }
+        let rest = body.trim_start().strip_prefix('{')?.trim_start();
+        let rest = rest
+            .strip_prefix("\"command\"")?
+            .trim_start()
+            .strip_prefix(':')?;
+        let rest = rest.trim_start();
+        if let Some(call) = parsed {
+            let background = call
+                .get("run_in_background")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false);
+            return match call.get("command")? {
+                serde_json::Value::String(text) => Some((text.clone(), background)),
+                serde_json::Value::Array(argv) => Some((super::codex::from_argv(argv), background)),
+                _ => None,
+            };
+        }
+        // Cut short: the string's characters up to its end or the cut.
+        let text = rest.strip_prefix('"')?;
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some(other) => out.push(other),
+                    None => break,
+                },
+                c => out.push(c),
+            }
+        }
+        (!out.trim().is_empty()).then_some((out, false))
     }
 
     /// The session a `write_stdin` call's JSON fence sends Ctrl-C to, when
@@ -1382,8 +1474,27 @@ fn marker(line: &str) -> Option<(Option<u64>, Role, usize)> {
         }
     }
     let decoration = |c: char| c == '*' || c == '_';
-    let word_start = body_start + (body.len() - body.trim_start_matches(decoration).len());
+    let mut word_start = body_start + (body.len() - body.trim_start_matches(decoration).len());
     let decorated = word_start > body_start;
+    // A heading numbered and told in the third person, as session
+    // renderers write them: `### 69. the agent said`, `### 70. the agent
+    // ran `Bash``, `### 71. the tool responded`.
+    let mut told = false;
+    if heading {
+        let head = &line[word_start..];
+        let digits = head.len() - head.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0
+            && let Some(after) = head[digits..].strip_prefix(['.', ')'])
+        {
+            let after = after.trim_start();
+            let after = after
+                .strip_prefix("the ")
+                .or_else(|| after.strip_prefix("The "))
+                .unwrap_or(after);
+            word_start = line.len() - after.len();
+            told = true;
+        }
+    }
     let rest = &line[word_start..];
     let word_len = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
@@ -1396,6 +1507,31 @@ fn marker(line: &str) -> Option<(Option<u64>, Role, usize)> {
     // `ChatGPT said:`, `You said:`.
     if let Some(said) = after.strip_prefix(" said") {
         after = said;
+    }
+    if told {
+        // What follows the speaker in a told heading is what it did.
+        let verb = after.trim_start();
+        let did = [
+            "said",
+            "asked",
+            "wrote",
+            "replied",
+            "answered",
+            "responded",
+            "ran",
+            "called",
+            "used",
+        ]
+        .iter()
+        .any(|v| verb.starts_with(v));
+        if !did {
+            return None;
+        }
+        return Some((
+            None,
+            role_of(&word).or_else(|| heading_role(&word))?,
+            line.len(),
+        ));
     }
     // Closing decoration and the colon, in either order (`**User:**`,
     // `**User**:`), then what follows on the line.
@@ -1920,6 +2056,52 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    #[test]
+    fn told_headings_and_tool_inputs_as_json() {
+        // A session rendered with numbered, third-person headings and each
+        // tool's input as JSON, cut short by the renderer
+        // (WamiqAdnan/greenwash's trajectories).
+        let text = "### 68. the human asked\n\n```\nstart ollama\n```\n\n### 70. the agent ran `Bash`\n\n```json\n{\"command\": \"ollama serve > /tmp/o.log 2>&1\", \"description\": \"Run it\", \"run_in_background\": true}\n```\n\n### 71. the tool responded\n\n```\nCommand running in background with ID: bt7x4.\n```\n\n### 72. the agent ran `Bash`\n\n```json\n{\"command\": \"curl -s localhost:11434/api/tags && echo \\\"up\n```\n\n### 73. the tool responded\n\n```\nup\n```\n\n### 80. the agent ran `TaskStop`\n\n```json\n{\"task_id\": \"bt7x4\"}\n```\n";
+        let k = kinds(text);
+        assert!(
+            k.contains(&"cmd ollama serve > /tmp/o.log 2>&1 @None".to_owned()),
+            "{k:?}"
+        );
+        assert!(
+            k.contains(&"cmd curl -s localhost:11434/api/tags && echo \"up @None".to_owned()),
+            "{k:?}"
+        );
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("out of ") && e.ends_with(": up")),
+            "{k:?}"
+        );
+        assert!(k.contains(&"cmd KillShell bt7x4 @None".to_owned()), "{k:?}");
+        let background = parse(text, 0).events.iter().any(|e| {
+            matches!(&e.kind, EventKind::Command { background: true, text, .. } if text.starts_with("ollama serve"))
+        });
+        assert!(background);
+        // Codex's argv form.
+        let k = kinds(
+            "## Assistant\n\n```json\n{\"command\": [\"bash\", \"-lc\", \"nvidia-smi\"]}\n```\n",
+        );
+        assert!(k.contains(&"cmd nvidia-smi @None".to_owned()), "{k:?}");
+        // A numbered heading that tells no speaker's act is no turn.
+        assert!(marker("### 3. the agent architecture").is_none());
+        assert!(marker("### 3. Setup").is_none());
+    }
+
+    #[test]
+    fn powershell_prompt_without_a_path() {
+        let k = kinds(
+            "PS> Get-NetTCPConnection -LocalPort 8080 -State Listen\nLocalAddress LocalPort State\n127.0.0.1 8080 Listen\n",
+        );
+        assert_eq!(
+            k[0],
+            "cmd Get-NetTCPConnection -LocalPort 8080 -State Listen @None"
+        );
     }
 
     #[test]

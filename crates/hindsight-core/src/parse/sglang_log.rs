@@ -2,12 +2,26 @@
 //! built from DP/PP/ATTN_CP/MOE_DP/TP/EP (absent at tp=1 since ~v0.4.7),
 //! `server_args=ServerArgs(…)` as the settings dump. Lines are read by the
 //! shared [`super::logline`] classifier.
+//!
+//! Two more shapes carry the same tags: a line whose time a pasting user
+//! cut (`[TP0] Scheduler hit an exception:`), and the 2026 logger with
+//! level, pid and source position around the tags (`2026-03-18
+//! 11:22:06.731 ERROR 120984 [ TP0 scheduler.py:3190] Scheduler hit an
+//! exception`, sgl-project/sglang#21723).
 
 use super::Parsed;
 use super::logline::{Prefix, parse_log};
 use crate::engine::Engine;
 use crate::re::regex;
 
+// The 2026 logger: time with milliseconds, level, pid, then the tags and
+// the source position in one bracket. Only a line with a tag is SGLang's:
+// the same shape without one is Python's common
+// `%(asctime)s %(levelname)s %(process)d [%(filename)s:%(lineno)d]`.
+regex!(
+    SGLANG_LEVEL_PREFIX,
+    r"(?-u)^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) +[A-Z]+ +\d+ +\[ ?((?:(?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+ )+)[\w.-]+:\d+\] ?"
+);
 regex!(
     SGLANG_PREFIX,
     r"(?-u)^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d|\d\d:\d\d:\d\d)((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)*)\] ?"
@@ -21,6 +35,9 @@ pub fn parse(text: &str, source: usize) -> Parsed {
 
 /// `[time( DPn)?( TPn)?] `: SGLang's logger prefix.
 pub fn prefix(line: &str) -> Option<Prefix> {
+    if line.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+        return level_prefix(line);
+    }
     if !line.starts_with('[') {
         return None;
     }
@@ -44,11 +61,33 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     })
 }
 
+/// [`SGLANG_LEVEL_PREFIX`]: checked first for ` [` and a tag letter after
+/// it near the start, as every line of a log opening with a digit comes
+/// here.
+fn level_prefix(line: &str) -> Option<Prefix> {
+    let head = line.as_bytes().get(..80.min(line.len()))?;
+    let tagged = memchr::memmem::find_iter(head, b" [").any(|at| {
+        let inside = at + 2 + usize::from(head.get(at + 2) == Some(&b' '));
+        head.get(inside).is_some_and(|b| b"ADEMPT".contains(b))
+    });
+    if !tagged {
+        return None;
+    }
+    let c = super::logline::capture(&SGLANG_LEVEL_PREFIX, line)?;
+    Some(Prefix {
+        time: c.get(1).map(|m| m.as_str().to_owned()),
+        rank: c.get(2).map(|m| m.as_str().trim().to_owned()),
+        aux_rank: None,
+        message: c.get(0).map_or(0, |m| m.end()),
+        engine: Some(Engine::Sglang),
+    })
+}
+
 /// [`SGLANG_PREFIX`] by hand, owning its parts.
 fn read_prefix(line: &str) -> Option<Prefix> {
     let (time, tags, message) = read_tags(line)?;
     Some(Prefix {
-        time: Some(time.to_owned()),
+        time: (!time.is_empty()).then(|| time.to_owned()),
         rank: (!tags.is_empty()).then(|| tags.to_owned()),
         aux_rank: None,
         message,
@@ -79,15 +118,19 @@ pub(super) fn read_tags(line: &str) -> Option<(&str, &str, usize)> {
                 .zip(head)
                 .all(|(want, got)| *want != b'd' || got.is_ascii_digit())
     };
+    // No time at all: a pasted line whose time was cut, `[TP0] …`; then a
+    // tag must follow (checked below).
     let time_len = [&b"dddd-dd-dd dd:dd:dd"[..], b"dd-dd dd:dd:dd", b"dd:dd:dd"]
         .into_iter()
-        .find(|shape| shaped(shape))?
-        .len();
+        .find(|shape| shaped(shape))
+        .map_or(0, <[u8]>::len);
     let tags_start = 1 + time_len;
     let mut at = tags_start;
-    // ` (DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+`, any number of times.
-    while bytes.get(at) == Some(&b' ') {
-        let rest = &bytes[at + 1..];
+    // ` (DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+`, any number of times (without a
+    // time, the first without its space).
+    while bytes.get(at) == Some(&b' ') || (time_len == 0 && at == tags_start) {
+        let skip = usize::from(bytes.get(at) == Some(&b' '));
+        let rest = &bytes[at + skip..];
         let Some(name) = [&b"ATTN_CP"[..], b"MOE_DP", b"DP", b"PP", b"TP", b"EP"]
             .into_iter()
             .find(|name| rest.starts_with(name))
@@ -101,9 +144,9 @@ pub(super) fn read_tags(line: &str) -> Option<(&str, &str, usize)> {
         if digits == 0 {
             break;
         }
-        at += 1 + name.len() + digits;
+        at += skip + name.len() + digits;
     }
-    if bytes.get(at) != Some(&b']') {
+    if bytes.get(at) != Some(&b']') || (time_len == 0 && at == tags_start) {
         return None;
     }
     let mut end = at + 1;

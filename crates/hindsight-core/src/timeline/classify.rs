@@ -73,6 +73,13 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         "kill" | "pkill" | "killall" | "skill" | "taskkill" | "Stop-Process" | "stop-process" => {
             return CheckpointKind::Kill;
         }
+        // A downloaded script piped into a shell (`curl -fsSL …/install.sh |
+        // sh`, PowerShell's `irm …/install.ps1 | iex`) installs something.
+        "sh" | "bash" | "zsh" | "iex" | "Invoke-Expression"
+            if command.piped_from_previous && argv[1..].iter().all(|a| a.starts_with('-')) =>
+        {
+            return CheckpointKind::Build;
+        }
         // A background shell stopped by the agent's tool (Claude Code).
         crate::parse::claude_code::KILL_SHELL => return CheckpointKind::Kill,
         // A page loaded by the agent's browser tool: a request.
@@ -188,10 +195,78 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
     {
         return CheckpointKind::Verify;
     }
-    if VERIFY_PROGRAMS.contains(&program) {
+    // An install or build script run by name (`./install.sh`, `bash
+    // build.sh`, `.\install.ps1`).
+    let script = if interpreter {
+        argv.iter().skip(1).find(|a| !a.starts_with('-'))
+    } else {
+        argv.first()
+    };
+    if script.is_some_and(|a| build_script_name(a)) {
+        return CheckpointKind::Build;
+    }
+    if VERIFY_PROGRAMS.contains(&program) || powershell_look(program).is_some() {
         return CheckpointKind::Verify;
     }
     CheckpointKind::Other
+}
+
+/// Whether a path names a script (by its extension) that installs or builds.
+fn build_script_name(path: &str) -> bool {
+    let name = path
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    [".sh", ".ps1", ".bat", ".cmd"]
+        .iter()
+        .any(|e| name.ends_with(e))
+        && (name.starts_with("install") || name.starts_with("build") || name.starts_with("setup"))
+}
+
+/// What a PowerShell command that looks without changing anything looks
+/// at, by its cmdlet or alias (case-insensitive, as PowerShell reads them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PowerShellLook {
+    /// `Invoke-WebRequest`, `Invoke-RestMethod` (`iwr`, `irm`), `curl.exe`.
+    Request,
+    /// `Test-NetConnection HOST -Port N` (`tnc`): a TCP connect.
+    Connect,
+    /// `Get-NetTCPConnection -LocalPort N`: a socket listing.
+    Sockets,
+    /// `Get-Process`, `tasklist`: a process list.
+    Processes,
+    /// `Get-Content` (`gc`, `type`), `Select-String`: a file read.
+    Read,
+}
+
+fn powershell_look(program: &str) -> Option<PowerShellLook> {
+    let lower = program.to_ascii_lowercase();
+    let lower = lower.strip_suffix(".exe").unwrap_or(&lower);
+    Some(match lower {
+        "invoke-webrequest" | "iwr" | "invoke-restmethod" | "irm" => PowerShellLook::Request,
+        "test-netconnection" | "tnc" => PowerShellLook::Connect,
+        "get-nettcpconnection" => PowerShellLook::Sockets,
+        "get-process" | "gps" | "tasklist" => PowerShellLook::Processes,
+        "get-content" | "gc" | "type" | "select-string" | "sls" => PowerShellLook::Read,
+        // `curl.exe` and `wget.exe` are curl and wget (plain `curl` in
+        // Windows PowerShell 5 is `Invoke-WebRequest`, read the same).
+        "curl" | "wget" if program.len() > lower.len() => PowerShellLook::Request,
+        _ => return None,
+    })
+}
+
+/// A PowerShell command's value for a named parameter (`-Port 8080`,
+/// `-Uri http://…`), names matched as PowerShell does, in any case.
+fn powershell_param<'a>(argv: &'a [String], names: &[&str]) -> Option<&'a str> {
+    argv.iter().enumerate().skip(1).find_map(|(i, a)| {
+        let name = a.strip_prefix('-')?;
+        names
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+            .then(|| argv.get(i + 1).map(String::as_str))
+            .flatten()
+    })
 }
 
 /// Whether an interpreter's first argument that is not an option is a
@@ -496,7 +571,46 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                 }
             }
             "sed" => found.extend(sed_read(command)),
-            _ => {}
+            _ => match powershell_look(program) {
+                Some(PowerShellLook::Request) => {
+                    let target = powershell_param(argv, &["Uri"])
+                        .into_iter()
+                        .chain(argv[1..].iter().map(String::as_str))
+                        .filter(|a| !a.starts_with('-'))
+                        // `(Invoke-RestMethod http://h:8080/v1/models).data.id`:
+                        // the URL ends where the expression's bracket closes.
+                        .find_map(|a| http_target(a.split(')').next().unwrap_or(a)));
+                    found.extend(target);
+                }
+                Some(PowerShellLook::Connect) => {
+                    let host = powershell_param(argv, &["ComputerName", "cn"])
+                        .or_else(|| {
+                            argv[1..]
+                                .iter()
+                                .map(String::as_str)
+                                .find(|a| !a.starts_with('-'))
+                        })
+                        .unwrap_or("localhost");
+                    if let Some(port) =
+                        powershell_param(argv, &["Port"]).and_then(|p| p.parse().ok())
+                    {
+                        found.push(Observation::Http {
+                            url: format!("{host}:{port}"),
+                            host: host.to_owned(),
+                            port: Some(port),
+                        });
+                    }
+                }
+                Some(PowerShellLook::Sockets) => found.push(Observation::PortListing {
+                    port: powershell_param(argv, &["LocalPort"])
+                        .and_then(|p| p.parse().ok())
+                        .or_else(pipeline_filter),
+                }),
+                Some(PowerShellLook::Processes) => {
+                    found.push(Observation::Processes { limit: None })
+                }
+                Some(PowerShellLook::Read) | None => {}
+            },
         }
     }
     found
@@ -653,6 +767,70 @@ fn file_read(command: &SimpleCommand) -> Option<Observation> {
 mod tests {
     use super::*;
     use crate::parse::shell::parse;
+
+    /// The most consequential kind among a command line's simple commands.
+    fn strongest(line: &str) -> CheckpointKind {
+        parse(line)
+            .iter()
+            .map(kind_of)
+            .min()
+            .unwrap_or(CheckpointKind::Other)
+    }
+
+    #[test]
+    fn powershell_looks_and_installers() {
+        assert_eq!(strongest("Get-Process llama"), CheckpointKind::Verify);
+        assert_eq!(
+            strongest("get-nettcpconnection -LocalPort 8080 -State Listen"),
+            CheckpointKind::Verify
+        );
+        assert_eq!(
+            strongest("curl.exe -s http://127.0.0.1:11434/api/version"),
+            CheckpointKind::Verify
+        );
+        assert_eq!(
+            strongest("irm https://llama.app/install.ps1 | iex"),
+            CheckpointKind::Build
+        );
+        assert_eq!(
+            strongest("curl -fsSL https://ollama.com/install.sh | sh"),
+            CheckpointKind::Build
+        );
+        assert_eq!(strongest("./install.sh"), CheckpointKind::Build);
+        assert_eq!(strongest("bash build.sh --release"), CheckpointKind::Build);
+        assert_eq!(strongest("bash run_server.sh"), CheckpointKind::Other);
+        assert_eq!(strongest("cat notes.txt | bash -n"), CheckpointKind::Build);
+        let seen = |line: &str| observations(&parse(line));
+        assert_eq!(
+            seen("(Invoke-RestMethod http://127.0.0.1:8080/v1/models).data.id"),
+            [Observation::Http {
+                url: "http://127.0.0.1:8080/v1/models".to_owned(),
+                host: "127.0.0.1".to_owned(),
+                port: Some(8080)
+            }]
+        );
+        assert_eq!(
+            seen("Invoke-WebRequest -Uri http://localhost:8000/health -UseBasicParsing"),
+            [Observation::Http {
+                url: "http://localhost:8000/health".to_owned(),
+                host: "localhost".to_owned(),
+                port: Some(8000)
+            }]
+        );
+        assert_eq!(
+            seen("Test-NetConnection localhost -Port 11434"),
+            [Observation::Http {
+                url: "localhost:11434".to_owned(),
+                host: "localhost".to_owned(),
+                port: Some(11434)
+            }]
+        );
+        assert_eq!(
+            seen("Get-NetTCPConnection -LocalPort 8080 -State Listen"),
+            [Observation::PortListing { port: Some(8080) }]
+        );
+        assert_eq!(seen("tasklist"), [Observation::Processes { limit: None }]);
+    }
 
     #[test]
     fn sed_n_ranges_are_windows() {

@@ -1326,10 +1326,18 @@ fn collect_checkpoints(
 
 /// Reads the outcome of each port listing and request from the output.
 fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
-    let lines: Vec<(Span, &str)> = checkpoint.seen.iter().map(|l| (l.span, l.text)).collect();
+    // A rendering's note that the command printed nothing (`└ (no
+    // output)`, `(No content)`) is no line of its output.
+    let lines: Vec<(Span, &str)> = checkpoint
+        .seen
+        .iter()
+        .map(|l| (l.span, l.text))
+        .filter(|(_, text)| !says_no_output(text))
+        .collect();
     let mut checks = Vec::new();
     // A client that is not installed asked nothing (`redis-cli: command
-    // not found`, exit 127).
+    // not found`, exit 127); nor did one the agent's sandbox stopped
+    // (Codex: `failed in sandbox: Operation not permitted`).
     // Asked only of a lone probe: every checkpoint comes here, and most
     // outputs (log tails, builds) need no second read.
     let probes = checkpoint.observations.iter().any(|o| {
@@ -1341,7 +1349,9 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
     let not_run = || {
         checkpoint.exit_code == Some(127)
             || lines.iter().any(|(_, line)| {
-                line.contains("command not found") || line.contains("is not recognized as")
+                line.contains("command not found")
+                    || line.contains("is not recognized as")
+                    || line.contains("failed in sandbox")
             })
     };
     if probes && checkpoint.commands.len() == 1 && not_run() {
@@ -1435,6 +1445,14 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
         }
     }
     checks
+}
+
+/// Whether an output line is a rendering's note that there was no output.
+fn says_no_output(line: &str) -> bool {
+    let line = line.trim().trim_start_matches(['└', '⎿']).trim();
+    ["(no output)", "(no content)", "<no output>", "(empty)"]
+        .iter()
+        .any(|note| line.eq_ignore_ascii_case(note))
 }
 
 /// The local port of a socket-listing row in the listening state: `lsof`'s
@@ -2411,7 +2429,7 @@ fn log_read_key(checkpoint: &Checkpoint) -> Option<String> {
 fn probed_servers(timeline: &mut Timeline) {
     for checkpoint_id in 0..timeline.checkpoints.len() {
         let checkpoint = &timeline.checkpoints[checkpoint_id];
-        let mut found: Vec<(Option<String>, u16, Outcome, Engine, bool)> = Vec::new();
+        let mut found: Vec<(Option<String>, u16, Outcome, Engine, bool, bool)> = Vec::new();
         for check in &checkpoint.port_checks {
             let Some(port) = check.port else {
                 continue;
@@ -2436,15 +2454,22 @@ fn probed_servers(timeline: &mut Timeline) {
             } else {
                 check.outcome
             };
+            // A request the rendering says printed nothing (`└ (no
+            // output)`: `curl -s` of a refused port does too) found nothing.
+            let silent = check.request
+                && check.outcome == Outcome::Unknown
+                && checkpoint.seen.iter().next().is_some()
+                && checkpoint.seen.iter().all(|l| says_no_output(l.text));
             found.push((
                 host,
                 port,
                 outcome,
                 probed_engine(checkpoint, port),
                 check.unasked,
+                silent,
             ));
         }
-        for (host, port, outcome, engine, unasked) in found {
+        for (host, port, outcome, engine, unasked, silent) in found {
             let here = |server: &Server| {
                 same_host(server.host.as_deref(), host.as_deref())
                     && server.launch.is_none_or(|l| l <= checkpoint_id)
@@ -2513,6 +2538,7 @@ fn probed_servers(timeline: &mut Timeline) {
                 // Something already listening before a launch on that port
                 // is another server (the one the launch will collide with).
                 None if launched_later && outcome != Outcome::Passed
+                    || silent
                     || unasked
                     || !is_request(&timeline.checkpoints[checkpoint_id], port)
                         && outcome != Outcome::Passed =>

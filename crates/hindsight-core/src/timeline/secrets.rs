@@ -640,13 +640,18 @@ fn merge(
 
 /// Values that look like credentials but are placeholders or plain words:
 /// all digits, all lowercase words (`changeme`, `scheduler`), or holding a
-/// placeholder's mark (`<your-token>`, `xxx`, `${X}`, `***`, `...`).
-fn is_placeholder(value: &str) -> bool {
+/// placeholder's mark (`<your-token>`, `xxx`, `${X}`, `***`, `...`,
+/// `not-needed`). An option's value (`--api-key abcdwxyz`, LMDeploy's
+/// `--api-keys demokey_xyz`) is the key the server will accept whatever
+/// its letters, so there lowercase letters alone do not make a placeholder;
+/// only the marks do.
+fn is_placeholder(value: &str, option: bool) -> bool {
     let lower = value.to_ascii_lowercase();
     value.chars().all(|c| c.is_ascii_digit())
-        || value
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
+        || (!option
+            && value
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-'))
         || [
             "none",
             "null",
@@ -664,6 +669,8 @@ fn is_placeholder(value: &str) -> bool {
             "}",
             "***",
             "...",
+            "needed",
+            "required",
         ]
         .iter()
         .any(|p| lower.contains(p))
@@ -752,7 +759,8 @@ fn is_credential(text: &str, found: &Match) -> bool {
     let bytes = text.as_bytes();
     let code = after_a_name(found.kind) && is_code(bytes, found.value.clone());
     let page = found.kind == order(Finder::Credential) && names_a_page(bytes, found.whole.start);
-    !(is_placeholder(value) || code || page)
+    let option = after_a_name(found.kind) && bytes.get(found.whole.start) == Some(&b'-');
+    !(is_placeholder(value, option) || code || page)
 }
 
 /// Words naming a token that marks a place in a listing, not a credential
@@ -1340,8 +1348,15 @@ mod tests {
             "REDACTED_TOKEN",
             "12345678",
         ] {
-            assert!(is_placeholder(placeholder), "{placeholder}");
+            assert!(is_placeholder(placeholder, false), "{placeholder}");
         }
+        // An option's lowercase value is the key itself; marks still tell a
+        // placeholder there.
+        assert!(!is_placeholder("abcdwxyz", true));
+        assert!(!is_placeholder("demokeyabcd_xyz_txt", true));
+        assert!(is_placeholder("not-needed", true));
+        assert!(is_placeholder("sk-no-key-required", true));
+        assert!(is_placeholder("scheduler", false));
     }
 
     /// Each pattern's match holds one of its literals, and a text holding
