@@ -62,6 +62,10 @@ pub struct ServerSettings {
     pub bind_host: Option<String>,
     /// The port given explicitly; see [`ServerSettings::effective_port`].
     pub port: Option<u16>,
+    /// For a container with a published port (`docker run -p 8080:80`),
+    /// the port inside it, which its log speaks of; `port` is then the
+    /// host's, where requests reach it.
+    pub container_port: Option<u16>,
     pub tp_size: Option<u32>,
     pub pp_size: Option<u32>,
     pub dp_size: Option<u32>,
@@ -78,6 +82,10 @@ pub struct ServerSettings {
     /// `mpirun`): the engine's ranks load and generate, but nothing serves
     /// a port, so no default port applies.
     pub offline: bool,
+    /// The command as shown leaves arguments out (`launch_server ** --speculative-algo
+    /// NEXTN`, `vllm serve m ... --port 8000`, `<other args>`): what it does
+    /// not state may be among them, so no default applies to it.
+    pub elided: bool,
 }
 
 impl ServerSettings {
@@ -89,10 +97,12 @@ impl ServerSettings {
             }
         }
         self.offline |= other.offline;
+        self.elided |= other.elided;
         fill(&mut self.model, &other.model);
         fill(&mut self.served_model_name, &other.served_model_name);
         fill(&mut self.bind_host, &other.bind_host);
         fill(&mut self.port, &other.port);
+        fill(&mut self.container_port, &other.container_port);
         fill(&mut self.tp_size, &other.tp_size);
         fill(&mut self.pp_size, &other.pp_size);
         fill(&mut self.dp_size, &other.dp_size);
@@ -157,7 +167,18 @@ impl ServerSettings {
 /// wrappers the shell does not know (`mpirun -n 8 …`, `srun …`, `docker run
 /// IMAGE …`) are looked through here.
 pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
-    launch_within(argv, 0)
+    let (engine, mut settings) = launch_within(argv, 0)?;
+    settings.elided = argv.iter().any(|word| is_elision(word));
+    Some((engine, settings))
+}
+
+/// A word standing for arguments left out of a command as shown: `**`,
+/// `...`, `…`, `<other args>`, `[options]`, `$EXTRA_ARGS`.
+fn is_elision(word: &str) -> bool {
+    matches!(word, "**" | "..." | "…" | "etc" | "etc.")
+        || word.starts_with('<') && word.ends_with('>') && word.contains("arg")
+        || word.starts_with('[') && word.ends_with(']') && word.contains("option")
+        || word.starts_with('$') && word.to_ascii_uppercase().contains("ARGS")
 }
 
 /// `depth` counts wrappers looked through; one of each kind is plenty, and
@@ -447,6 +468,7 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
         .filter(|_| !host_network)
         .find(|(_, container)| Some(*container) == inside)
     {
+        settings.container_port = inside;
         settings.port = Some(*host);
     }
     Some((engine, settings))
@@ -744,6 +766,16 @@ mod tests {
             "docker run --gpus all --shm-size 1g -p 8080:80 -v /data:/data ghcr.io/huggingface/text-generation-inference:3.0.1 --model-id /data/m --num-shard 2",
         );
         assert_eq!((e, s.tp_size, s.port), (Engine::Tgi, Some(2), Some(8080)));
+        let (_, s) = launch("python -m sglang.launch_server ** --speculative-algo NEXTN");
+        assert!(s.elided);
+        let (_, s) = launch("vllm serve m --port 8000 ...");
+        assert!(s.elided);
+        let (_, s) = launch("vllm serve m --port 8000");
+        assert!(!s.elided);
+        let (_, s) = launch(
+            "docker run -p 3000:80 ghcr.io/huggingface/text-generation-inference:1.4 --model-id m",
+        );
+        assert_eq!((s.port, s.container_port), (Some(3000), Some(80)));
         let (e, s) = launch(
             r#"llama serve --model "model-b.gguf" --alias server-B --host 127.0.0.1 --port 8080"#,
         );

@@ -537,11 +537,31 @@ impl Parser<'_> {
         // A terminal paste without prompts: a command line starts a command;
         // so does a paste's first line, typed at a prompt the paste cut off.
         let first = self.first_line == Some(index);
+        // An engine's launch written bare in a message (an issue's
+        // `**User:**` followed by `CUDA_VISIBLE_DEVICES=4,5 nohup python -m
+        // vllm.entrypoints.openai.api_server \`) is a command wherever it
+        // stands: no prose starts that way.
+        let bare_launch = || {
+            !self.tui_mode
+                && self.open.is_none()
+                && is_bare_command(trimmed)
+                && super::shell::parse(trimmed.trim_end().trim_end_matches('\\'))
+                    .iter()
+                    .any(|c| crate::engine::launch_from_argv(&c.argv).is_some())
+        };
         if (self.bare_terminal || first && !self.tui_mode && self.open.is_none())
             && is_bare_command(trimmed)
         {
             let start = line.len() - trimmed.len();
             return self.prompt_command(index, None, start);
+        }
+        if bare_launch() {
+            // In a message the command's paragraph is the command: what
+            // follows a blank line is the message again, not its output.
+            let start = line.len() - trimmed.len();
+            let next = self.prompt_command(index, None, start);
+            self.close();
+            return next;
         }
         if let Some(command) = self.open.as_mut().filter(|o| o.tui.is_none()) {
             // Output runs to the next prompt or marker; blank lines inside it
@@ -625,7 +645,27 @@ impl Parser<'_> {
             self.awaiting_output = None;
             return index + 1;
         }
-        if shell {
+        // Issue templates put the log in a shell fence ("Relevant log
+        // output" ```` ```shell ````): a fence of log lines whose first is
+        // no command is that log, not a script.
+        let logged = || {
+            let lines: Vec<&str> = inner
+                .clone()
+                .map(|i| self.lines[i].1.trim())
+                .filter(|l| !l.is_empty())
+                .collect();
+            // Lines with a log's time or a lifecycle signal: a command that
+            // names an engine (`pip install vllm`) is neither.
+            let logs = lines
+                .iter()
+                .filter(|l| {
+                    let line = super::logline::classify(&super::logline::strip_ansi(l));
+                    line.time.is_some() || line.signal.is_some()
+                })
+                .count();
+            lines.first().is_some_and(|first| !is_bare_command(first)) && logs * 2 >= lines.len()
+        };
+        if shell && !logged() {
             // The fence is one command (a script): its lines run in order.
             return self.fenced_command(index, end);
         }
@@ -2091,6 +2131,31 @@ mod tests {
         // A numbered heading that tells no speaker's act is no turn.
         assert!(marker("### 3. the agent architecture").is_none());
         assert!(marker("### 3. Setup").is_none());
+    }
+
+    #[test]
+    fn an_engine_launch_written_bare_in_a_message_is_a_command() {
+        let text = "**User:**\nCUDA_VISIBLE_DEVICES=4,5 nohup python -m vllm.entrypoints.openai.api_server \\\n    --tensor-parallel-size 2 \\\n    --port 9000 \\\n    > ./x.log 2>&1 &\n\nThat is how I deployed it.\n";
+        let k = kinds(text);
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("cmd CUDA_VISIBLE_DEVICES=4,5 nohup python -m vllm")),
+            "{k:?}"
+        );
+        assert!(
+            k.contains(&"prose That is how I deployed it.".to_owned()),
+            "{k:?}"
+        );
+        // Prose naming a program is not a launch.
+        let k = kinds("**User:**\nvllm serve works for me but sglang does not.\n");
+        assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
+    }
+
+    #[test]
+    fn a_shell_fence_of_log_lines_is_a_log_not_a_script() {
+        let text = "### Relevant log output\n\n```shell\napp.log\ntime=2025-03-24T14:07:07.068+08:00 level=INFO source=logging.go:50 msg=\"ollama app started\"\ntime=2025-03-24T14:07:08.068+08:00 level=INFO source=server.go:50 msg=\"starting\"\n```\n";
+        let k = kinds(text);
+        assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
     }
 
     #[test]

@@ -726,7 +726,7 @@ impl Server {
             // It tried to bind its default port and could not: the log
             // names the port it was to serve on.
             Some((port, Provenance::Log))
-        } else if self.launch_known() && !self.settings.offline {
+        } else if self.launch_known() && !self.settings.offline && !self.flags.elided {
             self.engine
                 .default_port()
                 .or(self.program_default_port)
@@ -736,9 +736,33 @@ impl Server {
         }
     }
 
-    /// The engine's default port, when an address-in-use failure names it.
+    /// The engine's default port, when an address-in-use failure names it;
+    /// for a server of no known engine, the port any such failure names
+    /// (`listen tcp 0.0.0.0:11434: bind: Only one usage of each socket
+    /// address`): with no engine there are no side ports (NCCL, ZMQ,
+    /// metrics) to mistake for it.
     fn failed_default_bind(&self) -> Option<u16> {
-        let default = self.engine.default_port()?;
+        let default = match self.engine {
+            Engine::Unknown => {
+                let failed = |kind: crate::parse::FailureKind, port: Option<u16>| {
+                    (kind == crate::parse::FailureKind::AddressInUse)
+                        .then_some(port)
+                        .flatten()
+                };
+                return self
+                    .lifecycle
+                    .failure
+                    .and_then(|(kind, _)| failed(kind, self.lifecycle.failure_port))
+                    .or_else(|| {
+                        self.lifecycle
+                            .earlier_runs
+                            .iter()
+                            .flatten()
+                            .find_map(|f| failed(f.kind, f.port))
+                    });
+            }
+            engine => engine.default_port()?,
+        };
         let failed = |kind: crate::parse::FailureKind, port: Option<u16>| {
             kind == crate::parse::FailureKind::AddressInUse && port == Some(default)
         };
@@ -785,7 +809,7 @@ impl Server {
             Some(stated) => Some((stated, provenance)),
             None if seen > 0 => Some((seen, Provenance::Seen)),
             // llama.cpp and Ollama serve from one process, however many GPUs.
-            None if self.launch_known()
+            None if self.launch_known() && !self.flags.elided
                 || matches!(self.engine, Engine::LlamaCpp | Engine::Ollama) =>
             {
                 Some((1, Provenance::EngineDefault))
@@ -1373,6 +1397,10 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     request: false,
                     outcome: if listening.is_some() {
                         Outcome::Passed
+                    } else if checkpoint.output.is_none() {
+                        // No output recorded at all (a pasted command with
+                        // nothing after it): what it showed is not known.
+                        Outcome::Unknown
                     } else {
                         // An empty `ss | grep PORT` is the answer "not listening".
                         Outcome::Failed
@@ -2122,8 +2150,17 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
         // What the command pasted above the log asked for counts as flags;
         // the engine's own dump fills in the rest.
         if let Some((_, flags)) = &server.lifecycle.launch {
-            server.flags.merge_missing(flags);
-            server.settings.merge_missing(flags);
+            let mut flags = flags.clone();
+            // A log alone speaks of the server inside its container: the
+            // port it binds there is the one its lines name, and no request
+            // of the session's needs the host's mapping to find it.
+            if server.launch.is_none()
+                && let Some(inside) = flags.container_port
+            {
+                flags.port = Some(inside);
+            }
+            server.flags.merge_missing(&flags);
+            server.settings.merge_missing(&flags);
         }
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
@@ -2946,6 +2983,26 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// What a log alone tells of its server's port: the container's port
+    /// under a pasted `docker run -p`, the port a failed bind names for a
+    /// server of no engine, and no default under a command shown with
+    /// arguments left out.
+    #[test]
+    fn ports_a_log_alone_tells() {
+        let port = |name: &str, text: &str| {
+            let report = crate::analyze(&[crate::Source::new(name, text)]);
+            report.servers.first().map(|s| (s.port, s.port_source))
+        };
+        let tgi = "docker run --gpus all -p 3000:80 ghcr.io/huggingface/text-generation-inference:1.4 --model-id m --num-shard 2\n2024-03-12T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0\n2024-03-12T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=1\n";
+        assert_eq!(port("tgi.log", tgi).and_then(|p| p.0), Some(80));
+        let bind = "Error: listen tcp 0.0.0.0:11500: bind: Only one usage of each socket address (protocol/network address/port) is normally permitted.\n";
+        assert_eq!(port("server.log", bind).and_then(|p| p.0), Some(11500));
+        let elided = "python -m sglang.launch_server ** --speculative-algo NEXTN --speculative-num-steps 3\n[2026-03-18 11:22:05 TP0] Load weight begin. avail mem=77.10 GB\n";
+        assert_eq!(port("server.log", elided).and_then(|p| p.0), None);
+        let whole = "python -m sglang.launch_server --model-path m --speculative-algo NEXTN\n[2026-03-18 11:22:05 TP0] Load weight begin. avail mem=77.10 GB\n";
+        assert_eq!(port("server.log", whole).and_then(|p| p.0), Some(30000));
     }
 
     #[test]
