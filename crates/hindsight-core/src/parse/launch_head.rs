@@ -130,6 +130,13 @@ fn command_start(line: &str) -> Option<&str> {
         rest = &rest[start..];
     }
     rest = rest.trim_start_matches('+').trim_start();
+    // A prompt's `$` glued to the command (`$python3 -m sglang…`, a
+    // two-line prompt whose second line is only `$`).
+    if let Some(after) = rest.strip_prefix('$')
+        && LAUNCH_WORDS.iter().any(|w| after.starts_with(w))
+    {
+        rest = after;
+    }
     for label in ["ExecStart=-", "ExecStart=", "CMD ", "RUN "] {
         if let Some(after) = rest.strip_prefix(label) {
             rest = after.trim_start();

@@ -1338,6 +1338,9 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("EngineCore failed to start")
         || has("WorkerProc failed to start")
         || (has("Engine core proc") && has("died unexpectedly"))
+        // vLLM's executor losing a worker: `Worker proc VllmWorker-0 died
+        // unexpectedly, shutting down executor.`
+        || (has("Worker proc") && has("died unexpectedly"))
         || has("Engine process failed to start")
         || has("Scheduler hit an exception")
         || has("TpModelWorkerClient hit an exception")

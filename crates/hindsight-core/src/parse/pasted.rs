@@ -357,6 +357,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
     }
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
     let mut parser = Parser {
+        escaped: markdown_escaped(text),
         text,
         source,
         lines: &lines,
@@ -395,6 +396,10 @@ pub fn parse(text: &str, source: usize) -> Parsed {
 
 struct Parser<'t> {
     text: &'t str,
+    /// The paste went through a Markdown converter that escaped its
+    /// punctuation (`npx tsc \--noEmit 2\>&1`, `… \+3 lines`): commands
+    /// and outputs are read unescaped.
+    escaped: bool,
     source: usize,
     lines: &'t [(usize, &'t str)],
     parsed: Parsed,
@@ -1118,6 +1123,11 @@ impl Parser<'_> {
             Some(at) => text[..at].to_owned(),
             None => text.trim_end().to_owned(),
         };
+        let command = if self.escaped {
+            unescape_markdown(&command)
+        } else {
+            command
+        };
         let (end_offset, end_line) = self.lines[joined_to];
         let background = command.trim_end().ends_with('&') && !command.trim_end().ends_with("&&");
         let event = self.push(
@@ -1148,6 +1158,12 @@ impl Parser<'_> {
         let (offset, line) = self.lines[index];
         let span = self.line_span(index);
         let trimmed = line.trim_start();
+        let unescaped = if self.escaped {
+            Some(unescape_markdown(trimmed))
+        } else {
+            None
+        };
+        let trimmed = unescaped.as_deref().unwrap_or(trimmed);
         let result = trimmed.strip_prefix('⎿').map(str::trim_start);
         if let Some(open) = self.open.as_mut()
             && let Some(tui) = open.tui.as_mut()
@@ -1641,6 +1657,33 @@ fn heading_role(word: &str) -> Option<Role> {
         "question" | "request" => Some(Role::User),
         _ => None,
     }
+}
+
+/// Whether a paste went through a Markdown converter that escaped the
+/// punctuation of its code (`\-`, `\>`, `\_`, `\[`): several such escapes
+/// before an option, a redirection or in a name, which a shell paste or a
+/// log does not write.
+fn markdown_escaped(text: &str) -> bool {
+    let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
+    let count = ["\\-", "\\>", "\\_", "\\[", "\\+"]
+        .iter()
+        .map(|e| head.matches(e).count())
+        .sum::<usize>();
+    count >= 5
+}
+
+/// A Markdown converter's escapes undone: `\` before ASCII punctuation
+/// goes.
+fn unescape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(char::is_ascii_punctuation) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Whether a command line goes on to the next line.
@@ -2156,6 +2199,19 @@ mod tests {
         let text = "### Relevant log output\n\n```shell\napp.log\ntime=2025-03-24T14:07:07.068+08:00 level=INFO source=logging.go:50 msg=\"ollama app started\"\ntime=2025-03-24T14:07:08.068+08:00 level=INFO source=server.go:50 msg=\"starting\"\n```\n";
         let k = kinds(text);
         assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
+    }
+
+    #[test]
+    fn a_markdown_escaped_rendering_is_read_unescaped() {
+        let text = "\u{23fa} Bash(npx tsc \\--noEmit 2\\>&1 | head \\-50)  \n  \u{23bf} \\_\\_tests\\_\\_/x.tsx(34,20): error TS2322\n    \u{2026} \\+3 lines (ctrl+o to expand)\n\n\u{23fa} Bash(npm run dev &)  \n  \u{23bf}  Running in the background (\u{2193} to manage)\n";
+        let k = kinds(text);
+        assert!(
+            k.contains(&"cmd npx tsc --noEmit 2>&1 | head -50 @None".to_owned()),
+            "{k:?}"
+        );
+        assert!(k.iter().any(|e| e.contains("__tests__/x.tsx")), "{k:?}");
+        // A shell paste keeps its own escapes.
+        assert!(!markdown_escaped("$ find . -name \\*.py -exec rm {} \\;\n"));
     }
 
     #[test]

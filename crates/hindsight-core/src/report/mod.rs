@@ -577,8 +577,9 @@ pub fn build(
                             // Stopped by a signal that no line of its own
                             // shows: a background shell Claude Code reported
                             // stopped (143), a foreground run cut at its
-                            // timeout, Ctrl-C (130), SIGKILL (137).
-                            let code = s.exited.filter(|c| matches!(c, 130 | 137 | 143))?;
+                            // timeout, Ctrl-C (130), SIGKILL (137), a
+                            // `timeout N` wrapper's kill (124).
+                            let code = s.exited.filter(|c| matches!(c, 124 | 130 | 137 | 143))?;
                             let launch = timeline_ref.checkpoints.get(s.launch?)?;
                             // The line that told: a poll's status, or else
                             // the launch's output.

@@ -1804,9 +1804,28 @@ fn announced_port(checkpoint: &Checkpoint) -> Option<u16> {
         if let Some(port) = crate::other_servers::script_echo_port(line.text) {
             return Some(port);
         }
+        if let Some(port) = moved_port(line.text) {
+            return Some(port);
+        }
         let at = line.text.find("Local:")?;
         url_port(&line.text[at..])
     })
+}
+
+/// The port a dev server took when its own was busy: Next.js's `Port 3000
+/// is in use by an unknown process, using available port 3001 instead.`
+/// (older: `Port 3000 is in use, trying 3001 instead.`).
+fn moved_port(line: &str) -> Option<u16> {
+    if !line.contains("is in use") {
+        return None;
+    }
+    let (_, after) = line
+        .split_once("using available port ")
+        .or_else(|| line.split_once(", trying "))?;
+    let (number, rest) = after.split_once(' ')?;
+    rest.starts_with("instead")
+        .then(|| number.parse().ok())
+        .flatten()
 }
 
 /// The port of the first URL in a line that names one
@@ -2699,6 +2718,7 @@ fn order_servers(timeline: &mut Timeline) {
 /// failed.
 fn mark_stopped(timeline: &mut Timeline) {
     ended_shells(timeline);
+    timed_out_runs(timeline);
     const FAILED: &[&str] = &[
         "No such process",
         "no process found",
@@ -2710,7 +2730,16 @@ fn mark_stopped(timeline: &mut Timeline) {
         "not found",
     ];
     for kill in &timeline.checkpoints {
-        if kill.kind != CheckpointKind::Kill
+        // A restart in one command (`docker compose down && docker compose
+        // up -d`, `pkill -f app.py; nohup python app.py &`) is a launch that
+        // also stops what ran before.
+        let kills = kill.kind == CheckpointKind::Kill
+            || kill.kind == CheckpointKind::Launch
+                && kill
+                    .commands
+                    .iter()
+                    .any(|c| crate::timeline::classify::kind_of(c) == CheckpointKind::Kill);
+        if !kills
             || kill
                 .seen
                 .iter()
@@ -2801,7 +2830,20 @@ fn mark_stopped(timeline: &mut Timeline) {
                     kill.command.contains(&format!(":{p}")) && kill.command.contains("lsof")
                         || kill.command.contains(&format!("fuser -k {p}"))
                 });
-                if hit || by_port {
+                // `kill "$(cat tmp/pids/server.pid)"`: the pid a server wrote
+                // to its file (Rails, `echo $! > app.pid`), of the latest
+                // launched there (an earlier one on its port has been
+                // replaced by it).
+                let latest = running
+                    .iter()
+                    .copied()
+                    .filter(|&r| timeline.servers[r].launch.is_some())
+                    .max_by_key(|&r| timeline.servers[r].launch);
+                let by_pid_file = latest == Some(id)
+                    && targets
+                        .iter()
+                        .any(|t| t.contains("$(") && t.contains(".pid"));
+                if hit || by_port || by_pid_file {
                     stopped.push(id);
                 }
             }
@@ -2851,6 +2893,35 @@ fn ended_shells(timeline: &mut Timeline) {
             server.exited = Some(code);
         }
         server.observe(kill_id);
+    }
+}
+
+/// A server run in the foreground under `timeout N` whose command came
+/// back (its output is there, or the agent went on): `timeout` killed it
+/// when the time ran out (status 124), unless its own lines show another
+/// end. The run was a test of it, and it is not running afterwards.
+fn timed_out_runs(timeline: &mut Timeline) {
+    let last = timeline.checkpoints.len().saturating_sub(1);
+    for server in &mut timeline.servers {
+        let Some(launch) = server.launch.map(|l| &timeline.checkpoints[l]) else {
+            continue;
+        };
+        let under_timeout = launch.commands.iter().any(|c| {
+            c.wrappers.iter().any(|w| w == "timeout")
+                && crate::timeline::classify::kind_of(c) == CheckpointKind::Launch
+                && c.after.as_deref() != Some("&")
+        });
+        let came_back = launch.output.is_some() || launch.id < last;
+        if under_timeout
+            && came_back
+            && !launch.background
+            && !launch.command.trim_end().ends_with('&')
+            && server.exited.is_none()
+            && server.stopped_by.is_none()
+            && server.lifecycle.failure.is_none()
+        {
+            server.exited = Some(124);
+        }
     }
 }
 
@@ -2983,6 +3054,48 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// How a session's server ends without a log of its own: a foreground
+    /// run under `timeout N` that came back was killed by it; `kill
+    /// "$(cat tmp/pids/server.pid)"` stops the latest server launched.
+    #[test]
+    fn servers_ended_by_a_timeout_or_a_pid_file() {
+        let failure = |text: &str| {
+            let report = crate::analyze(&[crate::Source::new("t.txt", text)]);
+            report
+                .servers
+                .iter()
+                .map(|s| (s.ready, s.failure.as_ref().map(|f| f.kind.clone())))
+                .collect::<Vec<_>>()
+        };
+        let timed = "$ timeout 90 python tools/stream_server.py --port 10097 2>&1 | tail -40\n[srv] model loaded on cuda:0\n[srv] listening on ws://127.0.0.1:10097\n$ ls\nREADME.md\n";
+        assert_eq!(failure(timed), [(Some(false), Some("killed".to_owned()))]);
+        let background = "$ timeout 90 python tools/stream_server.py --port 10097 &\n[1] 4242\n";
+        assert_eq!(failure(background)[0].1, None);
+        let pid_file = "$ bin/rails server -p 3001 -d\n=> Booting Puma\n$ curl -s -o /dev/null -w '%{http_code}' http://localhost:3001/\n200\n$ kill \"$(cat tmp/pids/server.pid)\"\n";
+        assert_eq!(
+            failure(pid_file),
+            [(Some(false), Some("killed".to_owned()))]
+        );
+    }
+
+    #[test]
+    fn a_dev_server_that_moved_off_a_busy_port_names_the_new_one() {
+        assert_eq!(
+            moved_port(
+                "[stderr] \u{26a0} Port 3000 is in use by an unknown process, using available port 3001 instead."
+            ),
+            Some(3001)
+        );
+        assert_eq!(
+            moved_port("Port 3000 is in use, trying 3001 instead."),
+            Some(3001)
+        );
+        assert_eq!(
+            moved_port("Port 5173 is in use, trying another one..."),
+            None
+        );
     }
 
     /// What a log alone tells of its server's port: the container's port

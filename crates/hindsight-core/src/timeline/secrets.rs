@@ -671,6 +671,8 @@ fn is_placeholder(value: &str, option: bool) -> bool {
             "...",
             "needed",
             "required",
+            // vLLM's clients' `--api-key EMPTY`.
+            "empty",
         ]
         .iter()
         .any(|p| lower.contains(p))
@@ -757,9 +759,17 @@ fn is_credential(text: &str, found: &Match) -> bool {
         return false;
     };
     let bytes = text.as_bytes();
-    let code = after_a_name(found.kind) && is_code(bytes, found.value.clone());
-    let page = found.kind == order(Finder::Credential) && names_a_page(bytes, found.whole.start);
     let option = after_a_name(found.kind) && bytes.get(found.whole.start) == Some(&b'-');
+    // A command line's option takes a value, not code: `--api-key
+    // abcdwxyz` reads as a word but is the key (a variable there is
+    // `$KEY`, a placeholder).
+    let code = after_a_name(found.kind)
+        && if option {
+            !value.bytes().any(|b| b.is_ascii_alphabetic())
+        } else {
+            is_code(bytes, found.value.clone())
+        };
+    let page = found.kind == order(Finder::Credential) && names_a_page(bytes, found.whole.start);
     !(is_placeholder(value, option) || code || page)
 }
 
@@ -1357,6 +1367,19 @@ mod tests {
         assert!(is_placeholder("not-needed", true));
         assert!(is_placeholder("sk-no-key-required", true));
         assert!(is_placeholder("scheduler", false));
+        assert!(is_placeholder("EMPTY", true));
+        let found = |text: &str| {
+            let source = crate::Source::new("t.txt", text);
+            scan(&[&source]).len()
+        };
+        assert_eq!(found("vllm serve m --api-key abcdwxyz --port 8000"), 1);
+        assert_eq!(
+            found("lmdeploy serve api_server m --api-keys demokeyabcd_xyz_txt"),
+            1
+        );
+        assert_eq!(found("vllm bench serve --api-key EMPTY --port 8000"), 0);
+        assert_eq!(found("vllm serve m --api-key $VLLM_API_KEY"), 0);
+        assert_eq!(found("vllm serve m --api-key 12345678"), 0);
     }
 
     /// Each pattern's match holds one of its literals, and a text holding
