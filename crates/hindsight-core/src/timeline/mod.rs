@@ -1900,7 +1900,11 @@ fn listening_later(
 /// program's name.
 fn background_server(checkpoint: &Checkpoint) -> Option<(Option<u16>, String)> {
     let background = checkpoint.background || checkpoint.commands.iter().any(|c| c.background);
-    if !background {
+    // A program run in the foreground whose own output is a server's bind
+    // (`python -m miniclaw2 --port 8000` printing `Uvicorn running on
+    // http://127.0.0.1:8000`) started one too; only a command of no known
+    // kind, as a look at a log (`tail server.log`) shows the same lines.
+    if !background && checkpoint.kind != CheckpointKind::Other {
         return None;
     }
     let command = checkpoint
@@ -1919,6 +1923,9 @@ fn background_server(checkpoint: &Checkpoint) -> Option<(Option<u16>, String)> {
         });
     if let Some(port) = bound {
         return Some((port, program));
+    }
+    if !background {
+        return None;
     }
     // What web frameworks print once they serve, beyond the bind lines the
     // log reader already tells (`Uvicorn running on`, `Listening on port`,
@@ -3078,6 +3085,23 @@ mod tests {
             failure(pid_file),
             [(Some(false), Some("killed".to_owned()))]
         );
+    }
+
+    #[test]
+    fn a_foreground_program_that_printed_its_bind_is_a_launch() {
+        let servers = |text: &str| {
+            let report = crate::analyze(&[crate::Source::new("t.txt", text)]);
+            let kinds: Vec<&str> = report.checkpoints.iter().map(|c| c.kind.name()).collect();
+            (
+                kinds.join(" "),
+                report.servers.iter().map(|s| s.port).collect::<Vec<_>>(),
+            )
+        };
+        let run = "$ python -m miniclaw2 --host 127.0.0.1 --port 8000\nINFO:     Started server process [65362]\nINFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)\n";
+        assert_eq!(servers(run), ("launch".to_owned(), vec![Some(8000)]));
+        // Reading a log that holds the same line starts nothing.
+        let read = "$ tail -5 /tmp/app.log\nINFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)\n";
+        assert_eq!(servers(read).0, "verify");
     }
 
     #[test]
