@@ -1656,6 +1656,22 @@ pub fn rank_in_text(line: &str) -> Option<String> {
     if !shaped {
         return None;
     }
+    // A line that is only a tag (or `uniq -c`'s count and a tag): what
+    // `grep -oE '(TP|DP|PP|EP)[0-9]+' LOG | sort -u` prints when the agent
+    // counts the ranks.
+    let bare = line.trim();
+    let bare = bare
+        .split_once(' ')
+        .filter(|(count, _)| count.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(bare, |(_, tag)| tag.trim());
+    if bare.len() <= 8
+        && ["TP", "DP", "PP", "EP"].iter().any(|p| {
+            bare.strip_prefix(p)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+    {
+        return Some(bare.to_owned());
+    }
     let c = capture(&ANY_RANK, line)?;
     let tag = c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))?.as_str();
     let normalized = tag.replace('_', " ");
@@ -2997,6 +3013,15 @@ mod tests {
             strip_envelope("Nov 30 10:00:00 gpu1 vllm[311]: INFO 11-30 x"),
             "INFO 11-30 x"
         );
+    }
+
+    #[test]
+    fn rank_tags_alone_on_a_line_as_a_count_prints_them() {
+        // `grep -oE '(TP|DP|PP|EP)[0-9]+' LOG | sort | uniq -c`.
+        assert_eq!(rank_in_text("TP3").as_deref(), Some("TP3"));
+        assert_eq!(rank_in_text("     12 DP1").as_deref(), Some("DP1"));
+        assert_eq!(rank_in_text("TPU"), None);
+        assert_eq!(rank_in_text("TP3 is slow"), None);
     }
 
     #[test]
