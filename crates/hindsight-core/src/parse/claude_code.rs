@@ -30,6 +30,15 @@ pub(crate) const KILL_TOOLS: &[&str] = &["KillShell", "KillBash", "TaskStop"];
 /// (the timeline classifies it as a kill).
 pub const KILL_SHELL: &str = "KillShell";
 
+/// The background shell a stop or poll tool names, by whichever key its
+/// version uses (`shell_id`, `bash_id`, `task_id`), in a JSONL record or a
+/// rendered session's JSON input.
+pub(crate) fn shell_id(input: &Value) -> Option<&str> {
+    ["shell_id", "bash_id", "task_id"]
+        .iter()
+        .find_map(|key| input.get(*key).and_then(Value::as_str))
+}
+
 /// The command a poll of a background shell the transcript never showed
 /// starting is recorded as: `BashOutput ID` (the timeline classifies it
 /// as a look at that shell's output). A session excerpt, or one resumed
@@ -250,14 +259,7 @@ impl State {
             self.commands.insert(id, event);
         } else if KILL_TOOLS.contains(&name) {
             // Stopping a background shell: a kill of whatever it runs.
-            let shell = input
-                .and_then(|i| {
-                    i.get("shell_id")
-                        .or_else(|| i.get("bash_id"))
-                        .or_else(|| i.get("task_id"))
-                })
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let shell = input.and_then(shell_id).unwrap_or("");
             let event = self.push(
                 span,
                 EventKind::tool_command(format!("{KILL_SHELL} {shell}"), actor, time),
@@ -266,14 +268,7 @@ impl State {
             // is not running, so cannot be killed (status: failed)`).
             self.commands.insert(id, event);
         } else if POLL_TOOLS.contains(&name) {
-            let shell = input
-                .and_then(|i| {
-                    i.get("bash_id")
-                        .or_else(|| i.get("shell_id"))
-                        .or_else(|| i.get("task_id"))
-                })
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let shell = input.and_then(shell_id).unwrap_or("");
             // `TaskOutput` also reads subagents' results; only `BashOutput`
             // surely reads a shell.
             if name == SHELL_OUTPUT && !self.shells.contains_key(shell) {

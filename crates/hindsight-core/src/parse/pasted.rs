@@ -741,8 +741,9 @@ impl Parser<'_> {
             .map(|i| self.lines[i].1)
             .collect();
         let body = body.join("\n");
-        let parsed: Option<serde_json::Map<String, serde_json::Value>> =
-            serde_json::from_str(body.trim()).ok();
+        let parsed: Option<serde_json::Value> = serde_json::from_str(body.trim())
+            .ok()
+            .filter(serde_json::Value::is_object);
         if let Some(call) = &parsed {
             let heading = (0..open)
                 .rev()
@@ -751,9 +752,7 @@ impl Parser<'_> {
                 .unwrap_or("");
             let tool = heading.split('`').nth(1).unwrap_or("");
             if super::claude_code::KILL_TOOLS.contains(&tool) {
-                let id = ["task_id", "shell_id", "bash_id"]
-                    .iter()
-                    .find_map(|k| call.get(*k).and_then(serde_json::Value::as_str))?;
+                let id = super::claude_code::shell_id(call)?;
                 return Some((format!("{} {id}", super::claude_code::KILL_SHELL), false));
             }
         }
@@ -774,22 +773,28 @@ impl Parser<'_> {
                 _ => None,
             };
         }
-        // Cut short: the string's characters up to its end or the cut.
+        // Cut short by the export: the string up to the cut, closed and
+        // decoded as JSON (an escape the cut split is dropped first).
         let text = rest.strip_prefix('"')?;
-        let mut out = String::new();
-        let mut chars = text.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '"' => break,
-                '\\' => match chars.next() {
-                    Some('n') => out.push('\n'),
-                    Some('t') => out.push('\t'),
-                    Some(other) => out.push(other),
-                    None => break,
-                },
-                c => out.push(c),
+        // The string ends at its first unescaped quote (a later key cut
+        // short), else at the cut.
+        let mut escaped = false;
+        let close = text.char_indices().find_map(|(at, c)| {
+            let closes = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            closes.then_some(at)
+        });
+        let text = &text[..close.unwrap_or(text.len())];
+        let mut cut = text.to_owned();
+        let out = loop {
+            if let Ok(decoded) = serde_json::from_str::<String>(&format!("\"{cut}\"")) {
+                break decoded;
             }
-        }
+            // At most `\uXXXX` can be split: six bytes.
+            if cut.pop().is_none() || cut.len() + 6 < text.len() {
+                return None;
+            }
+        };
         (!out.trim().is_empty()).then_some((out, false))
     }
 
@@ -2166,6 +2171,13 @@ mod tests {
             matches!(&e.kind, EventKind::Command { background: true, text, .. } if text.starts_with("ollama serve"))
         });
         assert!(background);
+        // Cut inside a later key, or inside an escape.
+        let k = kinds(
+            "## Assistant\n\n```json\n{\"command\": \"ls -la\", \"description\": \"List fi\n```\n",
+        );
+        assert!(k.contains(&"cmd ls -la @None".to_owned()), "{k:?}");
+        let k = kinds("## Assistant\n\n```json\n{\"command\": \"echo caf\\u00e9 \\u00\n```\n");
+        assert!(k.contains(&"cmd echo caf\u{e9}  @None".to_owned()), "{k:?}");
         // Codex's argv form.
         let k = kinds(
             "## Assistant\n\n```json\n{\"command\": [\"bash\", \"-lc\", \"nvidia-smi\"]}\n```\n",

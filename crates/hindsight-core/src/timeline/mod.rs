@@ -2781,6 +2781,11 @@ fn mark_stopped(timeline: &mut Timeline) {
                     })
             })
         };
+        let latest_launched = running
+            .iter()
+            .copied()
+            .filter(|&r| timeline.servers[r].launch.is_some())
+            .max_by_key(|&r| timeline.servers[r].launch);
         let mut stopped: Vec<usize> = Vec::new();
         for command in kill
             .commands
@@ -2841,12 +2846,7 @@ fn mark_stopped(timeline: &mut Timeline) {
                 // to its file (Rails, `echo $! > app.pid`), of the latest
                 // launched there (an earlier one on its port has been
                 // replaced by it).
-                let latest = running
-                    .iter()
-                    .copied()
-                    .filter(|&r| timeline.servers[r].launch.is_some())
-                    .max_by_key(|&r| timeline.servers[r].launch);
-                let by_pid_file = latest == Some(id)
+                let by_pid_file = latest_launched == Some(id)
                     && targets
                         .iter()
                         .any(|t| t.contains("$(") && t.contains(".pid"));
