@@ -11,7 +11,7 @@
 // The figures are this test's output.
 #![allow(clippy::print_stdout)]
 
-use hindsight_core::timeline::secrets::{Secret, redact, scan};
+use hindsight_core::secrets::{Secret, redact, scan};
 use hindsight_core::{Source, analyze};
 
 /// A credential in context: `text` holds `credential` (and, for a private

@@ -11,7 +11,7 @@
 
 use hindsight_core::condense::Condenser;
 use hindsight_core::parse::logline::strip_ansi;
-use hindsight_core::timeline::secrets::{redact, scan};
+use hindsight_core::secrets::{redact, scan};
 use hindsight_core::{Format, Report, Source, analyze};
 use proptest::prelude::*;
 use serde_json::Value;

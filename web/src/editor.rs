@@ -15,10 +15,10 @@
 use leptos::ev::{ClipboardEvent, DragEvent, Event, KeyboardEvent};
 use leptos::prelude::*;
 
-use crate::app::State;
 use crate::browser;
 use crate::model::{Inputs, format_choice_value, format_options};
 use crate::present::{plural, size, text_stats};
+use crate::state::State;
 
 /// Texts longer than this (bytes) are kept out of the text box.
 pub(crate) const LARGE: usize = 2_000_000;

@@ -25,6 +25,7 @@ mod saved;
 mod seed;
 mod settings;
 mod share;
+mod state;
 // Component tests need a DOM, so they exist only in the browser build
 // (`wasm-pack test web`); native `cargo test` runs the plain modules' tests.
 #[cfg(all(test, target_arch = "wasm32"))]

@@ -11,7 +11,7 @@ use hindsight_core::{Config, Format, Report, Severity, Source};
 
 #[cfg(test)]
 use crate::protocol;
-use crate::protocol::{Reply, Secret};
+use crate::protocol::{Reply, Secret, Snapshot};
 
 /// The value of the format select that means "let the core detect it".
 pub(crate) const AUTO_DETECT: &str = "auto";
@@ -225,39 +225,6 @@ impl Inputs {
             })
             .find(|name| !taken(name))
             .unwrap_or_else(|| base.to_owned())
-    }
-}
-
-/// A source as it was sent to analysis: what [`Source`] holds, with the text
-/// shared with its editor instead of copied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Snapshot {
-    pub(crate) name: String,
-    pub(crate) format: Option<Format>,
-    pub(crate) invalid_utf8_at: Option<usize>,
-    pub(crate) text: Arc<String>,
-}
-
-impl From<Source> for Snapshot {
-    fn from(source: Source) -> Self {
-        Self {
-            name: source.name,
-            format: source.format,
-            invalid_utf8_at: source.invalid_utf8_at,
-            text: Arc::new(source.text),
-        }
-    }
-}
-
-impl Snapshot {
-    /// The core's source for it (the text copied).
-    pub(crate) fn to_source(&self) -> Source {
-        let mut source = Source::new(self.name.clone(), self.text.as_str());
-        source.invalid_utf8_at = self.invalid_utf8_at;
-        match self.format {
-            Some(format) => source.with_format(format),
-            None => source,
-        }
     }
 }
 

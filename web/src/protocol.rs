@@ -8,10 +8,43 @@
 //! function itself when no worker can be started, so both paths give one
 //! result. Nothing here touches the browser, so it is tested natively.
 
-use hindsight_core::{Config, Format, Report, Source};
+use std::sync::Arc;
 
-use crate::model::Snapshot;
+use hindsight_core::{Config, Format, Report, Source};
 use serde::{Deserialize, Serialize};
+
+/// A source as it was sent to analysis: what [`Source`] holds, with the text
+/// shared with its editor instead of copied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    pub(crate) name: String,
+    pub(crate) format: Option<Format>,
+    pub(crate) invalid_utf8_at: Option<usize>,
+    pub(crate) text: Arc<String>,
+}
+
+impl From<Source> for Snapshot {
+    fn from(source: Source) -> Self {
+        Self {
+            name: source.name,
+            format: source.format,
+            invalid_utf8_at: source.invalid_utf8_at,
+            text: Arc::new(source.text),
+        }
+    }
+}
+
+impl Snapshot {
+    /// The core's source for it (the text copied).
+    pub(crate) fn to_source(&self) -> Source {
+        let mut source = Source::new(self.name.clone(), self.text.as_str());
+        source.invalid_utf8_at = self.invalid_utf8_at;
+        match self.format {
+            Some(format) => source.with_format(format),
+            None => source,
+        }
+    }
+}
 
 /// One analysis to run: everything but the sources' text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,7 +149,7 @@ pub(crate) fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
 /// [`redact`] replaces a value holding a shorter one whole.
 pub(crate) fn secrets_of(sources: &[Source]) -> Vec<Secret> {
     let mut secrets: Vec<Secret> =
-        hindsight_core::timeline::secrets::scan(&sources.iter().collect::<Vec<_>>())
+        hindsight_core::secrets::scan(&sources.iter().collect::<Vec<_>>())
             .into_iter()
             .map(|s| Secret {
                 value: s.value,

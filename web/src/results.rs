@@ -20,11 +20,11 @@ use hindsight_core::report::{
 use hindsight_core::rules::Rule;
 use leptos::prelude::*;
 
-use crate::app::State;
 use crate::browser;
 use crate::model::Analysis;
 use crate::present::{self, Filter, Inline};
 use crate::share;
+use crate::state::State;
 use crate::viewer::{Focus, SourceViewer};
 
 /// Checkpoint kinds, in the order the filter bar lists them.

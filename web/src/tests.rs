@@ -21,13 +21,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use crate::app::{App, State};
+use crate::app::App;
 use crate::editor::InputPanel;
 use crate::model::{Analysis, Inputs, set_rule_enabled, set_rule_severity};
 use crate::present::{self, Filter};
 use crate::results::Results;
 use crate::saved::{self, View};
 use crate::seed;
+use crate::state::State;
 use crate::viewer::{MAX_SPACER, SourceViewer};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -136,6 +137,7 @@ fn state(inputs: Inputs, analysis: Option<Analysis>, analyzed: RwSignal<u32>) ->
         running: RwSignal::new(None),
         now: RwSignal::new(0.0),
         focus: RwSignal::new(None),
+        notice: RwSignal::new(None),
         analyze: Callback::new(move |()| analyzed.update(|n| *n += 1)),
         cancel: Callback::new(|()| {}),
         clear_all: Callback::new(|()| {}),
@@ -586,7 +588,7 @@ async fn the_viewer_draws_only_the_lines_in_view_of_a_million() {
     const LINES: usize = 1_000_000;
     let mut text_of_all = "a line of the log\n".repeat(LINES - 1);
     text_of_all.push_str("the very last line");
-    let sources = Arc::new(vec![crate::model::Snapshot::from(Source::new(
+    let sources = Arc::new(vec![crate::protocol::Snapshot::from(Source::new(
         "big.log",
         text_of_all,
     ))]);

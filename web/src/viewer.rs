@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
 
-use crate::model::Snapshot;
+use crate::protocol::Snapshot;
 use leptos::html::Div;
 use leptos::prelude::*;
 

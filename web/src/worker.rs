@@ -23,7 +23,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use crate::model::Snapshot;
+use crate::protocol::Snapshot;
 use crate::protocol::{self, Reply, Request};
 use crate::wire;
 

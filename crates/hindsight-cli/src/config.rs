@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
 use hindsight_core::{Config, Severity};
 use serde::Deserialize;
 
@@ -51,8 +52,8 @@ struct File {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct HookSettings {
-    /// `warn`, `nudge` or `block` (see [`crate::hook::Mode`]).
-    pub(crate) mode: Option<crate::hook::Mode>,
+    /// `warn`, `nudge` or `block` (see [`Mode`]).
+    pub(crate) mode: Option<Mode>,
     /// How many times one prompt's stop may be blocked.
     pub(crate) max_blocks: Option<u32>,
 }
@@ -156,6 +157,19 @@ fn read_file(path: &Path) -> Result<File> {
             )
         }
     }
+}
+
+/// How the guard answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Mode {
+    /// Tell only the user; never the agent.
+    Warn,
+    /// Also tell the agent what a launch, kill or build left unverified;
+    /// never refuse a stop.
+    Nudge,
+    /// Also refuse a stop that claims success while findings remain.
+    Block,
 }
 
 #[cfg(test)]

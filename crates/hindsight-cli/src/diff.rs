@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
+use hindsight_core::facts::ledger::LedgerStatus;
 use hindsight_core::report::ServerReport;
-use hindsight_core::rules::ledger::LedgerStatus;
 use hindsight_core::{Format, Report, analyze_with, rules};
 use serde::Serialize;
 

@@ -9,8 +9,9 @@
 
 use std::borrow::Cow;
 
+use hindsight_core::Format;
 use hindsight_core::condense::Condenser;
-use hindsight_core::parse::{self, Format};
+use hindsight_core::parse;
 use hindsight_core::report::{markdown, sarif, text};
 use hindsight_core::{Config, Report, Source};
 
@@ -89,7 +90,7 @@ pub fn condense(data: &[u8]) {
 /// The shell lexer on any text.
 pub fn shell(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let _ = parse::shell::parse(&text);
+    let _ = hindsight_core::shell::parse(&text);
 }
 
 /// The whole analysis of one or two sources, then every renderer. The first

@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use crate::settings::{self, ServerSettings};
+
 /// The inference server program.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, serde::Deserialize,
@@ -38,6 +40,12 @@ impl Engine {
         }
     }
 
+    /// Whether its command takes the model as its first word (`vllm serve
+    /// MODEL`, `trtllm-serve MODEL`).
+    pub fn takes_model_first(self) -> bool {
+        matches!(self, Engine::Vllm | Engine::TensorrtLlm)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Engine::Sglang => "sglang",
@@ -51,119 +59,8 @@ impl Engine {
     }
 }
 
-/// What a server was told to do.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ServerSettings {
-    pub model: Option<String>,
-    /// The names it answers to instead of the model path
-    /// (`--served-model-name`, SGLang and vLLM).
-    pub served_model_name: Option<String>,
-    /// The address it binds (`--host`).
-    pub bind_host: Option<String>,
-    /// The port given explicitly; see [`ServerSettings::effective_port`].
-    pub port: Option<u16>,
-    /// For a container with a published port (`docker run -p 8080:80`),
-    /// the port inside it, which its log speaks of; `port` is then the
-    /// host's, where requests reach it.
-    pub container_port: Option<u16>,
-    pub tp_size: Option<u32>,
-    pub pp_size: Option<u32>,
-    pub dp_size: Option<u32>,
-    pub ep_size: Option<u32>,
-    pub nnodes: Option<u32>,
-    pub enable_dp_attention: bool,
-    pub speculative_algorithm: Option<String>,
-    pub draft_model: Option<String>,
-    pub mem_fraction: Option<f64>,
-    /// The world size the engine reported (`MPI size: 16`, NCCL `nranks 16`,
-    /// vLLM `in world size 4`): the rank count when no size flag is known.
-    pub world_size: Option<u32>,
-    /// An offline runner (TensorRT-LLM's `run.py --engine_dir …` under
-    /// `mpirun`): the engine's ranks load and generate, but nothing serves
-    /// a port, so no default port applies.
-    pub offline: bool,
-    /// The command as shown leaves arguments out (`launch_server ** --speculative-algo
-    /// NEXTN`, `vllm serve m ... --port 8000`, `<other args>`): what it does
-    /// not state may be among them, so no default applies to it.
-    pub elided: bool,
-}
-
-impl ServerSettings {
-    /// Fills every field that is unset here from `other`.
-    pub fn merge_missing(&mut self, other: &ServerSettings) {
-        fn fill<T: Clone>(mine: &mut Option<T>, theirs: &Option<T>) {
-            if mine.is_none() {
-                mine.clone_from(theirs);
-            }
-        }
-        self.offline |= other.offline;
-        self.elided |= other.elided;
-        fill(&mut self.model, &other.model);
-        fill(&mut self.served_model_name, &other.served_model_name);
-        fill(&mut self.bind_host, &other.bind_host);
-        fill(&mut self.port, &other.port);
-        fill(&mut self.container_port, &other.container_port);
-        fill(&mut self.tp_size, &other.tp_size);
-        fill(&mut self.pp_size, &other.pp_size);
-        fill(&mut self.dp_size, &other.dp_size);
-        fill(&mut self.ep_size, &other.ep_size);
-        fill(&mut self.nnodes, &other.nnodes);
-        fill(
-            &mut self.speculative_algorithm,
-            &other.speculative_algorithm,
-        );
-        fill(&mut self.draft_model, &other.draft_model);
-        fill(&mut self.mem_fraction, &other.mem_fraction);
-        fill(&mut self.world_size, &other.world_size);
-        self.enable_dp_attention |= other.enable_dp_attention;
-    }
-
-    /// The ranks (processes) one server brings up, from the sizes stated:
-    /// tensor × pipeline parallel, times data parallel unless DP attention
-    /// shares the TP ranks, else the world size the engine reported; across
-    /// `--nnodes N`, all nodes' ranks together. `None` when no size is
-    /// stated.
-    pub fn stated_ranks(&self) -> Option<u32> {
-        let total = if self.tp_size.is_some() || self.pp_size.is_some() || self.dp_size.is_some() {
-            let tp = self.tp_size.unwrap_or(1).max(1);
-            let pp = self.pp_size.unwrap_or(1).max(1);
-            let dp = if self.enable_dp_attention {
-                1
-            } else {
-                self.dp_size.unwrap_or(1).max(1)
-            };
-            tp.saturating_mul(pp).saturating_mul(dp)
-        } else {
-            self.world_size?.max(1)
-        };
-        Some(total)
-    }
-
-    /// The share of `ranks` one node brings up across `--nnodes N`.
-    pub fn per_node(&self, ranks: u32) -> u32 {
-        match self.nnodes {
-            Some(nodes) if nodes > 1 && ranks.is_multiple_of(nodes) => ranks / nodes,
-            _ => ranks,
-        }
-    }
-
-    /// [`ServerSettings::stated_ranks`], or 1 when no size is stated.
-    pub fn ranks_expected(&self) -> u32 {
-        self.stated_ranks().unwrap_or(1)
-    }
-
-    /// Whether a separate draft model (or built-in MTP head) must load.
-    pub fn is_speculative(&self) -> bool {
-        self.draft_model.is_some()
-            || self
-                .speculative_algorithm
-                .as_deref()
-                .is_some_and(|a| !a.eq_ignore_ascii_case("ngram") && !a.is_empty())
-    }
-}
-
 /// Recognises a launch command and reads its settings.
-/// `argv` has wrappers already removed (see [`crate::parse::shell`]); launcher
+/// `argv` has wrappers already removed (see [`crate::shell`]); launcher
 /// wrappers the shell does not know (`mpirun -n 8 …`, `srun …`, `docker run
 /// IMAGE …`) are looked through here.
 pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
@@ -235,7 +132,8 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
                 .iter()
                 .any(|a| a == "--engine_dir" || a.starts_with("--engine_dir="))
         {
-            let mut settings = settings_from_args(Engine::TensorrtLlm, &argv[2..]);
+            let mut settings =
+                settings::from_args(&argv[2..], Engine::TensorrtLlm.takes_model_first());
             settings.offline = true;
             return Some((Engine::TensorrtLlm, settings));
         }
@@ -270,7 +168,10 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
             _ => return None,
         }
     };
-    Some((engine, settings_from_args(engine, rest)))
+    Some((
+        engine,
+        settings::from_args(rest, engine.takes_model_first()),
+    ))
 }
 
 /// The unit a `systemctl start|restart UNIT` (or `service UNIT start`)
@@ -456,7 +357,10 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
             }
             _ => rest,
         };
-        (engine, settings_from_args(engine, rest))
+        (
+            engine,
+            settings::from_args(rest, engine.takes_model_first()),
+        )
     };
     // TGI's image listens on 80 inside; the reachable port is the host's.
     let inside = settings.port.or(match engine {
@@ -562,114 +466,6 @@ pub fn launch_from_command(
         settings.port = port.parse().ok();
     }
     Some((engine, settings))
-}
-
-/// Settings from an engine's own arguments (the words after its program).
-pub fn settings_from_args(engine: Engine, args: &[String]) -> ServerSettings {
-    let mut settings = ServerSettings::default();
-    let mut i = 0;
-    // `vllm serve MODEL` and `trtllm-serve MODEL` take the model positionally.
-    if matches!(engine, Engine::Vllm | Engine::TensorrtLlm)
-        && args.first().is_some_and(|a| !a.starts_with('-'))
-    {
-        settings.model = args.first().cloned();
-        i = 1;
-    }
-    while i < args.len() {
-        let word = &args[i];
-        let (flag, inline) = match word.split_once('=') {
-            Some((flag, value)) if word.starts_with('-') => (flag, Some(value.to_owned())),
-            _ => (word.as_str(), None),
-        };
-        let flag = flag.replace('_', "-");
-        let next_value = || args.get(i + 1).filter(|v| !is_flag(v)).cloned();
-        let value = inline.clone().or_else(next_value);
-        let consumed = if inline.is_some() || value.is_none() {
-            1
-        } else {
-            2
-        };
-        let number = || value.as_deref().and_then(|v| v.trim().parse::<u32>().ok());
-        let mut used = consumed;
-        match flag.as_str() {
-            "--model-path" | "--model" | "-m" | "--model-id" | "--hf-repo" | "-hf" => {
-                settings.model = value;
-            }
-            "--served-model-name" => settings.served_model_name = value,
-            "--host" | "--hostname" => settings.bind_host = value,
-            "--port" => settings.port = value.as_deref().and_then(|v| v.parse().ok()),
-            "--tp" | "--tp-size" | "--tensor-parallel-size" | "-tp" | "--num-shard" => {
-                settings.tp_size = number();
-            }
-            "--pp" | "--pp-size" | "--pipeline-parallel-size" | "-pp" => {
-                settings.pp_size = number();
-            }
-            "--dp" | "--dp-size" | "--data-parallel-size" | "-dp" => settings.dp_size = number(),
-            "--ep" | "--ep-size" | "--expert-parallel-size" | "-ep" | "--moe-ep-size" => {
-                settings.ep_size = number();
-            }
-            "--nnodes" => settings.nnodes = number(),
-            "--enable-dp-attention" => {
-                settings.enable_dp_attention = true;
-                used = 1;
-            }
-            "--speculative-algorithm" | "--speculative-algo" => {
-                settings.speculative_algorithm = value;
-            }
-            // llama.cpp: `-md` / `--model-draft`, `-hfd` / `--hf-repo-draft`.
-            "--speculative-draft-model-path"
-            | "--speculative-draft"
-            | "--speculative-model"
-            | "--model-draft"
-            | "-md"
-            | "--hf-repo-draft"
-            | "-hfd" => {
-                settings.draft_model = value;
-            }
-            // llama.cpp's `--spec-type draft-mtp` (a built-in MTP head).
-            "--spec-type" => settings.speculative_algorithm = value,
-            "--speculative-config" => {
-                if let Some(config) = value.as_deref() {
-                    read_speculative_config(config, &mut settings);
-                }
-            }
-            // vLLM's dotted form: `--speculative-config.method eagle3`.
-            "--speculative-config.method" => settings.speculative_algorithm = value,
-            "--speculative-config.model" => settings.draft_model = value,
-            "--mem-fraction-static"
-            | "--mem-fraction"
-            | "--mem-frac"
-            | "--gpu-memory-utilization"
-            | "--cuda-memory-fraction"
-            | "--kv-cache-free-gpu-memory-fraction"
-            | "--free-gpu-memory-fraction" => {
-                settings.mem_fraction = value.as_deref().and_then(crate::decimal::parse);
-            }
-            _ => used = 1,
-        }
-        i += used;
-    }
-    settings
-}
-
-/// `--x` or `-x`, but not a negative number (`-1`) or a lone `-`.
-fn is_flag(word: &str) -> bool {
-    word.strip_prefix('-')
-        .is_some_and(|rest| !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii_digit()))
-}
-
-/// vLLM's `--speculative-config '{"method": "eagle3", "model": "…"}'`.
-fn read_speculative_config(config: &str, settings: &mut ServerSettings) {
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(config)
-    else {
-        return;
-    };
-    if let Some(method) = map.get("method").and_then(|m| m.as_str()) {
-        settings.speculative_algorithm = Some(method.to_owned());
-    }
-    if let Some(model) = map.get("model").and_then(|m| m.as_str()) {
-        settings.draft_model = Some(model.to_owned());
-    }
 }
 
 #[cfg(test)]

@@ -15,12 +15,16 @@ pub mod config;
 mod decimal;
 pub mod diagnostic;
 pub mod engine;
+pub mod facts;
 mod literals;
 pub mod other_servers;
 pub mod parse;
 mod re;
 pub mod report;
 pub mod rules;
+pub mod secrets;
+pub mod settings;
+pub mod shell;
 pub mod source;
 #[cfg(test)]
 mod test_examples;
@@ -28,9 +32,9 @@ pub mod timeline;
 
 pub use config::Config;
 pub use engine::Engine;
-pub use parse::Format;
 pub use report::{REPORT_VERSION, Report};
 pub use rules::Severity;
+pub use source::Format;
 pub use source::{Source, Span};
 
 /// Analyzes one session: all sources together (a transcript and its logs),

@@ -10,7 +10,7 @@
 //! reads the port from the usual flags or the program's default.
 //! Inference engines are [`crate::engine`]'s; nothing here needs a GPU.
 
-use crate::parse::shell::SimpleCommand;
+use crate::shell::SimpleCommand;
 
 /// A server program: how it is recognised and the port it takes when
 /// none is given.
@@ -466,7 +466,7 @@ fn program_name(words: &[&str], pattern: &[&str]) -> String {
 /// dev` line): the environment or a port flag of that script.
 pub fn script_echo_port(line: &str) -> Option<u16> {
     let script = line.trim_start().strip_prefix("> ")?;
-    crate::parse::shell::parse(script)
+    crate::shell::parse(script)
         .iter()
         .find_map(|c| port_env(&c.env).or_else(|| port_flag(&c.argv)))
 }
@@ -670,7 +670,7 @@ fn positional_port(argv: &[String], after: usize) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::shell;
+    use crate::shell;
 
     fn server(command: &str) -> Option<OtherServer> {
         shell::parse(command).iter().find_map(launch)

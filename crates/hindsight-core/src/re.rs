@@ -20,6 +20,14 @@ pub(crate) use regex::{Captures, Regex};
 #[cfg(target_family = "wasm")]
 pub(crate) use regex_lite::{Captures, Regex};
 
+/// The captures of a lazily built pattern (none when it failed to build).
+pub(crate) fn capture<'t>(
+    re: &std::sync::LazyLock<Option<Regex>>,
+    text: &'t str,
+) -> Option<Captures<'t>> {
+    re.as_ref().and_then(|re| re.captures(text))
+}
+
 /// `regex!(NAME, r"pattern")`: a lazily compiled pattern (`None` only if it
 /// failed to compile, which its test rules out), plus, in native test
 /// builds, a test module of the same name (modules and statics have separate

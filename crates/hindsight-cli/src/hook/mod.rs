@@ -38,10 +38,9 @@ use clap::ValueEnum;
 use hindsight_core::claims::{Claim, claims};
 use hindsight_core::report::{CheckpointReport, FindingReport};
 use hindsight_core::{Report, Source};
-use serde::Deserialize;
 use serde_json::Value;
 
-use crate::config::{self, RuleArgs};
+use crate::config::{self, Mode, RuleArgs};
 use crate::{EXIT_OK, Io};
 
 /// How many times one prompt's stop is refused, unless configured.
@@ -51,19 +50,6 @@ pub(crate) const DEFAULT_MAX_BLOCKS: u32 = 2;
 /// neither names them after a tool nor refuses a stop over them: an exposed
 /// credential is for the user to rotate (`hindsight analyze` reports it).
 const NOT_CHECKS: &[&str] = &["secret-exposed"];
-
-/// How the guard answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Mode {
-    /// Tell only the user; never the agent.
-    Warn,
-    /// Also tell the agent what a launch, kill or build left unverified;
-    /// never refuse a stop.
-    Nudge,
-    /// Also refuse a stop that claims success while findings remain.
-    Block,
-}
 
 /// The agents whose hooks the guard speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

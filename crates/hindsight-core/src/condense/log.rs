@@ -27,8 +27,8 @@
 
 use crate::Format;
 use crate::diagnostic::LONG_LINE;
+use crate::secrets;
 use crate::source::{Condensed, floor_char_boundary};
-use crate::timeline::secrets;
 
 /// Bytes of the log kept whole at its start: what format detection and
 /// [`crate::parse::launch_head`] look at.

@@ -36,8 +36,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Format;
 use crate::diagnostic::LONG_LINE;
+use crate::secrets;
 use crate::source::floor_char_boundary;
-use crate::timeline::secrets;
 
 /// Rewrites the lines of one session file; keeps the tool-call ids it has
 /// seen so results can be matched to shell calls across lines.

@@ -16,9 +16,11 @@
 //! 11: 7 Aborted (core dumped) lmdeploy serve …`), which names the command
 //! that just ended.
 
-use crate::engine::{Engine, ServerSettings, launch_from_command, settings_from_args};
+use crate::engine::{Engine, launch_from_command};
 use crate::parse::logline::{strip_ansi, strip_envelope};
-use crate::parse::{pasted, shell};
+use crate::parse::pasted;
+use crate::settings::{self, ServerSettings};
+use crate::shell;
 use crate::source::{floor_char_boundary, lines_with_offsets};
 
 /// How many lines from the top may hold the command.
@@ -237,7 +239,7 @@ fn launch_in_log(command: &str, engine: Engine) -> Option<(Engine, ServerSetting
             // its port, and the parallel sizes its flags spell as the
             // engines do.
             if let Some(other) = crate::other_servers::launch(simple) {
-                let mut settings = settings_from_args(Engine::Unknown, &argv[1..]);
+                let mut settings = settings::from_args(&argv[1..], false);
                 settings.port = other.port.filter(|_| !other.default_port).or(settings.port);
                 return Some((Engine::Unknown, settings));
             }
@@ -250,7 +252,7 @@ fn launch_in_log(command: &str, engine: Engine) -> Option<(Engine, ServerSetting
         }) else {
             continue;
         };
-        let settings = settings_from_args(engine, &argv[script + 1..]);
+        let settings = settings::from_args(&argv[script + 1..], engine.takes_model_first());
         if settings.port.is_some() || settings.tp_size.is_some() || settings.model.is_some() {
             return Some((engine, settings));
         }
@@ -342,8 +344,12 @@ fn yaml_command(
         return None;
     }
     let found = launch_from_command(&words, &[]).or_else(|| {
-        (engine != Engine::Unknown && words.iter().any(|w| w.starts_with("--")))
-            .then(|| (engine, settings_from_args(engine, &words)))
+        (engine != Engine::Unknown && words.iter().any(|w| w.starts_with("--"))).then(|| {
+            (
+                engine,
+                settings::from_args(&words, engine.takes_model_first()),
+            )
+        })
     })?;
     let (end_offset, end_line) = lines[last];
     Some(HeadLaunch {

@@ -7,10 +7,11 @@
 //! server's module tag before every server function, `main` too: `srv
 //! main: loading model`, `srv         start: binding port …`.
 
-use super::Parsed;
-use super::logline::{Prefix, capture, parse_log};
-use crate::engine::{Engine, ServerSettings};
+use super::dialect::{Dialect, Prefix};
+use crate::engine::Engine;
+use crate::re::capture;
 use crate::re::regex;
+use crate::settings::ServerSettings;
 
 regex!(STAMP, r"(?-u)^(?:(\d+\.\d\d\.\d{3}\.\d{3}) )?[IWEDT] ");
 regex!(
@@ -34,10 +35,12 @@ const WORDS: &[&str] = &[
     "build: ",
 ];
 
-/// Parses a whole log, see [`super::logline::parse_log`].
-pub fn parse(text: &str, source: usize) -> Parsed {
-    parse_log(text, source)
-}
+/// How LlamaCpp's log lines read.
+pub const DIALECT: Dialect = Dialect {
+    engine: Engine::LlamaCpp,
+    prefix,
+    settings,
+};
 
 pub fn prefix(line: &str) -> Option<Prefix> {
     let mut result = Prefix::default();

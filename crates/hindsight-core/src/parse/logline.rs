@@ -12,12 +12,14 @@
 
 use std::sync::LazyLock;
 
-use crate::re::{Captures, Regex, regex};
+use super::dialect::{Dialect, Prefix};
+use crate::re::{Captures, capture, regex};
 
 use super::{Event, EventKind, Parsed};
 use crate::diagnostic::LONG_LINE;
-use crate::engine::{Engine, ServerSettings};
+use crate::engine::Engine;
 use crate::literals::LiteralSet;
+use crate::settings::ServerSettings;
 use crate::source::{Span, floor_char_boundary, lines_with_offsets};
 
 /// A classified log line.
@@ -148,18 +150,6 @@ impl FailureKind {
             FailureKind::Killed => "killed",
         }
     }
-}
-
-/// What an engine's line prefix held: its time, rank and where the message starts.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Prefix {
-    pub time: Option<String>,
-    pub rank: Option<String>,
-    pub aux_rank: Option<String>,
-    /// Byte offset of the message in the line given.
-    pub message: usize,
-    /// The engine whose grammar matched.
-    pub engine: Option<Engine>,
 }
 
 regex!(
@@ -375,14 +365,20 @@ fn may_open_envelope(line: &str) -> bool {
     }
 }
 
+/// Every engine's dialect, in the order their prefixes are tried: SGLang's
+/// `[time TPn]` before the generic forms the others share.
+const DIALECTS: &[Dialect] = &[
+    super::sglang_log::DIALECT,
+    super::vllm_log::DIALECT,
+    super::tgi_log::DIALECT,
+    super::ollama_log::DIALECT,
+    super::trtllm_log::DIALECT,
+    super::llamacpp_log::DIALECT,
+];
+
 /// Reads a line's engine prefix: each engine's grammar, in turn.
 pub fn prefix(line: &str) -> Prefix {
-    let found = super::sglang_log::prefix(line)
-        .or_else(|| super::vllm_log::prefix(line))
-        .or_else(|| super::tgi_log::prefix(line))
-        .or_else(|| super::ollama_log::prefix(line))
-        .or_else(|| super::trtllm_log::prefix(line))
-        .or_else(|| super::llamacpp_log::prefix(line));
+    let found = DIALECTS.iter().find_map(|dialect| (dialect.prefix)(line));
     if let Some(mut prefix) = found {
         // After an engine's own prefix the tag comes first (`] [rank3]:`);
         // checked by its first bytes, as this runs on every line read.
@@ -528,11 +524,6 @@ fn body_ranks(message: &str, result: &mut LogLine) {
             result.aux_rank = rank.map(|r| format!("rank {}", r.as_str()));
         }
     }
-}
-
-/// The captures of a lazily built pattern (none when it failed to build).
-pub(crate) fn capture<'t>(re: &LazyLock<Option<Regex>>, text: &'t str) -> Option<Captures<'t>> {
-    re.as_ref().and_then(|re| re.captures(text))
 }
 
 /// The first `host:port` in a text.
@@ -1513,133 +1504,9 @@ fn is_draft_architecture(arch: &str) -> bool {
 
 /// The engines' settings dumps.
 fn settings_dump(message: &str) -> Option<ServerSettings> {
-    if let Some(at) = message.find("server_args=ServerArgs(") {
-        return Some(settings_from_fields(&message[at + 22..]));
-    }
-    super::vllm_log::settings(message)
-        .or_else(|| super::tgi_log::settings(message))
-        .or_else(|| super::ollama_log::settings(message))
-        .or_else(|| super::llamacpp_log::settings(message))
-}
-
-/// Splits `key=value, key: value, 'key': value` lists at depth zero; values
-/// keep their nesting (`{…}`, `(…)`, `[…]`) and quotes.
-pub fn fields(text: &str) -> Vec<(&str, &str)> {
-    let inner = text.trim();
-    let inner = match inner.chars().next() {
-        Some('(' | '{' | '[') => &inner[1..],
-        _ => inner,
-    };
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut start = 0;
-    let mut escaped = false;
-    fn push<'t>(out: &mut Vec<(&'t str, &'t str)>, piece: &'t str) {
-        let piece = piece.trim();
-        let split = piece.find([':', '=']).filter(|&at| {
-            !piece[..at].contains(['(', '{', '[', ' ', '"']) || piece.starts_with(['\'', '"'])
-        });
-        if let Some(at) = split {
-            let key = piece[..at].trim().trim_matches(['\'', '"']);
-            let value = piece[at + 1..].trim();
-            if !key.is_empty() {
-                out.push((key, value));
-            }
-        }
-    }
-    for (i, c) in inner.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '\'' | '"' => quote = Some(c),
-            '(' | '{' | '[' => depth += 1,
-            ')' | '}' | ']' => {
-                if depth == 0 {
-                    push(&mut out, &inner[start..i]);
-                    return out;
-                }
-                depth -= 1;
-            }
-            ',' if depth == 0 => {
-                push(&mut out, &inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    push(&mut out, &inner[start..]);
-    out
-}
-
-/// A dumped value as plain text: quotes removed, `Some(x)` unwrapped, `None`
-/// and empty values absent.
-pub fn plain(value: &str) -> Option<&str> {
-    let mut v = value.trim();
-    if let Some(inner) = v.strip_prefix("Some(").and_then(|s| s.strip_suffix(')')) {
-        v = inner.trim();
-    }
-    let v = v.trim_end_matches(',').trim().trim_matches(['\'', '"']);
-    (!v.is_empty() && v != "None" && v != "null").then_some(v)
-}
-
-/// Reads the fields hindsight needs from a `key=value` settings dump, under
-/// the names SGLang, vLLM and TGI use.
-pub fn settings_from_fields(text: &str) -> ServerSettings {
-    let mut settings = ServerSettings::default();
-    for (key, raw) in fields(text) {
-        let value = plain(raw);
-        let string = || value.map(str::to_owned);
-        let number = || value.and_then(|v| v.parse::<u32>().ok());
-        match key {
-            // vLLM dumps both `model_tag` and `model`; the first wins.
-            "model_path" | "model" | "model_id" | "model_tag" if settings.model.is_none() => {
-                settings.model = string();
-            }
-            "host" | "hostname" => settings.bind_host = string(),
-            "port" => settings.port = value.and_then(|v| v.parse().ok()),
-            "tp_size" | "tensor_parallel_size" | "num_shard" => settings.tp_size = number(),
-            "pp_size" | "pipeline_parallel_size" => settings.pp_size = number(),
-            "dp_size" | "data_parallel_size" => settings.dp_size = number(),
-            "ep_size" | "expert_parallel_size" => settings.ep_size = number(),
-            "nnodes" => settings.nnodes = number(),
-            "enable_dp_attention" => settings.enable_dp_attention = value == Some("True"),
-            "speculative_algorithm" | "speculative_method" => {
-                settings.speculative_algorithm = string();
-            }
-            "speculative_draft_model_path" | "speculative_model" => {
-                settings.draft_model = string();
-            }
-            "speculative_config" => speculative_config(raw, &mut settings),
-            "mem_fraction_static" | "gpu_memory_utilization" | "cuda_memory_fraction" => {
-                settings.mem_fraction = value.and_then(crate::decimal::parse);
-            }
-            _ => {}
-        }
-    }
-    settings
-}
-
-/// `{'method': 'eagle3', 'model': '…'}` or `SpeculativeConfig(method='mtp', …)`.
-fn speculative_config(raw: &str, settings: &mut ServerSettings) {
-    let body = raw
-        .trim()
-        .trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
-    for (key, value) in fields(body) {
-        match key {
-            "method" => settings.speculative_algorithm = plain(value).map(str::to_owned),
-            "model" => settings.draft_model = plain(value).map(str::to_owned),
-            _ => {}
-        }
-    }
+    DIALECTS
+        .iter()
+        .find_map(|dialect| (dialect.settings)(message))
 }
 
 /// A rank tag found anywhere in a line of tool output: a log prefix
@@ -2593,7 +2460,7 @@ mod tests {
         for (_, text) in crate::test_examples::texts() {
             lines.extend(text.lines().map(str::to_owned));
         }
-        let matches = |re: &LazyLock<Option<Regex>>, line: &str| {
+        let matches = |re: &LazyLock<Option<crate::re::Regex>>, line: &str| {
             re.as_ref().is_some_and(|re| re.is_match(line))
         };
         let mut seen = [0usize; 3];
@@ -3149,22 +3016,6 @@ mod tests {
             classify("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use").signal,
             Some(Signal::Failure { kind: FailureKind::AddressInUse, port: Some(8000) })
         );
-    }
-
-    #[test]
-    fn fields_keep_nesting() {
-        let f = fields("(a='x, y', b=Some(2), c={'m': 'z'}, d=None)");
-        assert_eq!(
-            f,
-            vec![
-                ("a", "'x, y'"),
-                ("b", "Some(2)"),
-                ("c", "{'m': 'z'}"),
-                ("d", "None")
-            ]
-        );
-        assert_eq!(plain("Some(2)"), Some("2"));
-        assert_eq!(plain("None"), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod cline_export;
 pub mod codex;
 pub mod codex_text;
 pub mod codex_tui;
+pub mod dialect;
 pub mod gemini;
 pub mod gemini_text;
 mod json_doc;
@@ -22,155 +23,15 @@ pub mod ollama_log;
 pub mod openhands;
 pub mod pasted;
 pub mod sglang_log;
-pub mod shell;
 pub mod swe_agent;
 pub mod tgi_log;
 pub mod trtllm_log;
 pub mod vllm_log;
 
-use serde::{Deserialize, Serialize};
-
 use crate::diagnostic::Diagnostic;
-use crate::source::{Source, SourceId, Span};
+use crate::source::{Format, Source, SourceId, Span};
 
 pub use logline::{FailureKind, LogLine, Signal};
-
-/// An input format hindsight can read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Pasted chat or terminal text: `[msg N]` markers, `$ ` prompts, output.
-    PastedText,
-    /// A Claude Code session file (JSONL), or its `stream-json` output.
-    ClaudeCodeJsonl,
-    /// An OpenAI Codex CLI rollout (JSONL).
-    CodexRollout,
-    /// A Codex TUI session recording (`CODEX_TUI_RECORD_SESSION=1`, JSONL
-    /// of `dir`/`kind`/`payload` records).
-    CodexTuiRecording,
-    /// A Gemini CLI session (`~/.gemini/tmp/<hash>/chats/session-*.json`, a
-    /// JSON document, or `.jsonl`), a `/chat save` checkpoint or `logs.json`.
-    GeminiCliSession,
-    /// aider's `.aider.chat.history.md`.
-    AiderHistory,
-    /// An OpenHands trajectory (JSON array of events).
-    OpenhandsTrajectory,
-    /// A SWE-agent `.traj` file.
-    SweAgentTrajectory,
-    /// An SGLang server log.
-    SglangLog,
-    /// A vLLM server log.
-    VllmLog,
-    /// A Text Generation Inference (launcher and router) log.
-    TgiLog,
-    /// A llama.cpp `llama-server` log.
-    LlamaCppLog,
-    /// An Ollama server log.
-    OllamaLog,
-    /// A TensorRT-LLM (`trtllm-serve`, C++ runtime) log.
-    TensorrtLlmLog,
-    /// A server log whose engine its lines do not tell.
-    ServerLog,
-    /// A JSON document of no known transcript shape (a saved report, a
-    /// config): kept, but nothing is extracted from it.
-    JsonDocument,
-}
-
-impl Format {
-    pub const ALL: &'static [Format] = &[
-        Format::PastedText,
-        Format::ClaudeCodeJsonl,
-        Format::CodexRollout,
-        Format::CodexTuiRecording,
-        Format::GeminiCliSession,
-        Format::AiderHistory,
-        Format::OpenhandsTrajectory,
-        Format::SweAgentTrajectory,
-        Format::SglangLog,
-        Format::VllmLog,
-        Format::TgiLog,
-        Format::LlamaCppLog,
-        Format::OllamaLog,
-        Format::TensorrtLlmLog,
-        Format::ServerLog,
-        Format::JsonDocument,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::PastedText => "pasted-text",
-            Format::ClaudeCodeJsonl => "claude-code-jsonl",
-            Format::CodexRollout => "codex-rollout",
-            Format::CodexTuiRecording => "codex-tui-recording",
-            Format::GeminiCliSession => "gemini-cli-session",
-            Format::AiderHistory => "aider-history",
-            Format::OpenhandsTrajectory => "openhands-trajectory",
-            Format::SweAgentTrajectory => "swe-agent-trajectory",
-            Format::SglangLog => "sglang-log",
-            Format::VllmLog => "vllm-log",
-            Format::TgiLog => "tgi-log",
-            Format::LlamaCppLog => "llama-cpp-log",
-            Format::OllamaLog => "ollama-log",
-            Format::TensorrtLlmLog => "tensorrt-llm-log",
-            Format::ServerLog => "server-log",
-            Format::JsonDocument => "json-document",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.iter().copied().find(|f| f.name() == name)
-    }
-
-    /// Whether the format stores text escaped inside JSON strings.
-    pub fn is_json(self) -> bool {
-        matches!(
-            self,
-            Format::ClaudeCodeJsonl
-                | Format::CodexRollout
-                | Format::CodexTuiRecording
-                | Format::GeminiCliSession
-                | Format::OpenhandsTrajectory
-                | Format::SweAgentTrajectory
-        )
-    }
-
-    /// Whether this format is a server log (as opposed to a transcript).
-    pub fn is_log(self) -> bool {
-        self.log_engine().is_some()
-    }
-
-    /// The engine a server-log format belongs to (`Unknown` for a generic
-    /// server log); `None` for transcripts and documents.
-    pub fn log_engine(self) -> Option<crate::engine::Engine> {
-        use crate::engine::Engine;
-        match self {
-            Format::SglangLog => Some(Engine::Sglang),
-            Format::VllmLog => Some(Engine::Vllm),
-            Format::TgiLog => Some(Engine::Tgi),
-            Format::LlamaCppLog => Some(Engine::LlamaCpp),
-            Format::OllamaLog => Some(Engine::Ollama),
-            Format::TensorrtLlmLog => Some(Engine::TensorrtLlm),
-            Format::ServerLog => Some(Engine::Unknown),
-            _ => None,
-        }
-    }
-
-    /// The server-log format of an engine.
-    pub fn of_engine(engine: crate::engine::Engine) -> Format {
-        use crate::engine::Engine;
-        match engine {
-            Engine::Sglang => Format::SglangLog,
-            Engine::Vllm => Format::VllmLog,
-            Engine::Tgi => Format::TgiLog,
-            Engine::LlamaCpp => Format::LlamaCppLog,
-            Engine::Ollama => Format::OllamaLog,
-            Engine::TensorrtLlm => Format::TensorrtLlmLog,
-            Engine::Unknown => Format::ServerLog,
-        }
-    }
-}
 
 /// Who ran a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -595,13 +456,16 @@ fn parse_format(text: &str, id: SourceId, format: Format) -> Parsed {
         Format::AiderHistory => aider::parse(text, id),
         Format::OpenhandsTrajectory => openhands::parse(text, id),
         Format::SweAgentTrajectory => swe_agent::parse(text, id),
-        Format::SglangLog => sglang_log::parse(text, id),
-        Format::VllmLog => vllm_log::parse(text, id),
-        Format::TgiLog => tgi_log::parse(text, id),
-        Format::LlamaCppLog => llamacpp_log::parse(text, id),
-        Format::OllamaLog => ollama_log::parse(text, id),
-        Format::TensorrtLlmLog => trtllm_log::parse(text, id),
         Format::ServerLog => logline::parse_other_log(text, id),
+        // Every engine's log is read by the one reader, which walks the
+        // engines' dialects line by line (an engine's format names the log,
+        // but a stack's log mixes engines).
+        Format::SglangLog
+        | Format::VllmLog
+        | Format::TgiLog
+        | Format::LlamaCppLog
+        | Format::OllamaLog
+        | Format::TensorrtLlmLog => logline::parse_log(text, id),
         Format::JsonDocument => Parsed {
             events: Vec::new(),
             diagnostics: vec![Diagnostic::info(

@@ -5,10 +5,11 @@
 //! models load lazily in a runner (`llama runner started in N seconds`) whose
 //! llama.cpp lines are interleaved.
 
-use super::Parsed;
-use super::logline::{Prefix, capture, parse_log};
-use crate::engine::{Engine, ServerSettings};
+use super::dialect::{Dialect, Prefix};
+use crate::engine::Engine;
+use crate::re::capture;
 use crate::re::regex;
+use crate::settings::ServerSettings;
 
 regex!(
     SLOG,
@@ -28,10 +29,12 @@ regex!(
 );
 regex!(RUNNER_MODEL, r"--model ([^\t\n\x0B\x0C\r ]+)");
 
-/// Parses a whole log, see [`super::logline::parse_log`].
-pub fn parse(text: &str, source: usize) -> Parsed {
-    parse_log(text, source)
-}
+/// How Ollama's log lines read.
+pub const DIALECT: Dialect = Dialect {
+    engine: Engine::Ollama,
+    prefix,
+    settings,
+};
 
 pub fn prefix(line: &str) -> Option<Prefix> {
     let c = if line.starts_with("time=") {

@@ -280,7 +280,7 @@ mod tests {
         );
         assert_eq!(
             crate::parse::detect(text),
-            crate::parse::Format::OpenhandsTrajectory
+            crate::source::Format::OpenhandsTrajectory
         );
         let parsed = parse(text, 0);
         let lines: Vec<(String, usize)> = parsed

@@ -550,7 +550,7 @@ impl Parser<'_> {
             !self.tui_mode
                 && self.open.is_none()
                 && is_bare_command(trimmed)
-                && super::shell::parse(trimmed.trim_end().trim_end_matches('\\'))
+                && crate::shell::parse(trimmed.trim_end().trim_end_matches('\\'))
                     .iter()
                     .any(|c| crate::engine::launch_from_argv(&c.argv).is_some())
         };
@@ -1006,7 +1006,7 @@ impl Parser<'_> {
             let said_word = |w: &str| said.iter().any(|s| s.eq_ignore_ascii_case(w));
             // The program's own name weighs most: `ngrok` in "Start ngrok
             // tunnel" over the `tunnel` of `cloudflared tunnel`.
-            let program = super::shell::parse(text)
+            let program = crate::shell::parse(text)
                 .last()
                 .map(|c| c.program().to_owned())
                 .unwrap_or_default();

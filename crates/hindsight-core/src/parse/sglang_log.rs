@@ -9,10 +9,10 @@
 //! 11:22:06.731 ERROR 120984 [ TP0 scheduler.py:3190] Scheduler hit an
 //! exception`, sgl-project/sglang#21723).
 
-use super::Parsed;
-use super::logline::{Prefix, parse_log};
+use super::dialect::{Dialect, Prefix};
 use crate::engine::Engine;
-use crate::re::regex;
+use crate::re::{capture, regex};
+use crate::settings::{self, ServerSettings};
 
 // The 2026 logger: time with milliseconds, level, pid, then the tags and
 // the source position in one bracket. Only a line with a tag is SGLang's:
@@ -27,10 +27,17 @@ regex!(
     r"(?-u)^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d|\d\d:\d\d:\d\d)((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)*)\] ?"
 );
 
-/// Parses a whole log: one event per line (or `\r` update), see
-/// [`super::logline::parse_log`].
-pub fn parse(text: &str, source: usize) -> Parsed {
-    parse_log(text, source)
+/// How Sglang's log lines read.
+pub const DIALECT: Dialect = Dialect {
+    engine: Engine::Sglang,
+    prefix,
+    settings,
+};
+
+/// `server_args=ServerArgs(…)`, dumped at startup.
+pub fn settings(message: &str) -> Option<ServerSettings> {
+    let at = message.find("server_args=ServerArgs(")?;
+    Some(settings::from_dump(&message[at + 22..]))
 }
 
 /// `[time( DPn)?( TPn)?] `: SGLang's logger prefix.
@@ -47,7 +54,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     if let Some(found) = read_prefix(line) {
         return Some(found);
     }
-    let c = super::logline::capture(&SGLANG_PREFIX, line)?;
+    let c = capture(&SGLANG_PREFIX, line)?;
     Some(Prefix {
         time: c.get(1).map(|m| m.as_str().to_owned()),
         rank: c
@@ -73,7 +80,7 @@ fn level_prefix(line: &str) -> Option<Prefix> {
     if !tagged {
         return None;
     }
-    let c = super::logline::capture(&SGLANG_LEVEL_PREFIX, line)?;
+    let c = capture(&SGLANG_LEVEL_PREFIX, line)?;
     Some(Prefix {
         time: c.get(1).map(|m| m.as_str().to_owned()),
         rank: c.get(2).map(|m| m.as_str().trim().to_owned()),
@@ -228,7 +235,7 @@ mod tests {
             "[1",
             "[",
         ] {
-            let by_pattern = super::super::logline::capture(&SGLANG_PREFIX, line).map(|c| {
+            let by_pattern = super::capture(&SGLANG_PREFIX, line).map(|c| {
                 (
                     c.get(1).map(|m| m.as_str().to_owned()),
                     c.get(2)
@@ -253,7 +260,7 @@ mod tests {
     #[test]
     fn carriage_return_updates_are_separate_events() {
         let text = "Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:01<00:01,  1.0it/s]\rLoading safetensors checkpoint shards: 100% Completed | 2/2 [00:02<00:00,  1.0it/s]\n";
-        let parsed = parse(text, 0);
+        let parsed = crate::parse::logline::parse_log(text, 0);
         assert_eq!(parsed.events.len(), 2);
         let EventKind::Log(last) = &parsed.events[1].kind else {
             panic!("log event expected")
@@ -274,7 +281,7 @@ mod tests {
 
     #[test]
     fn ansi_colours_do_not_hide_signals() {
-        let parsed = parse(
+        let parsed = crate::parse::logline::parse_log(
             "\x1b[32m[2026-02-11 22:37:00] The server is fired up and ready to roll!\x1b[0m\n",
             0,
         );

@@ -389,7 +389,7 @@ fn file_write(line: &str, writer: &mut Writer, open: Option<&str>) -> Option<(St
             Some((path, body))
         }
         "str_replace_editor" => {
-            let argv = super::shell::parse(line).into_iter().next()?.argv;
+            let argv = crate::shell::parse(line).into_iter().next()?.argv;
             let path = argv.get(2)?.clone();
             let text = ["--file_text", "--new_str"]
                 .iter()

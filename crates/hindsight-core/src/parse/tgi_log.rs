@@ -5,10 +5,12 @@
 //! one line or (newer, `{:#?}`) over many, which the parser joins.
 //! `Shard ready` is the weights; HTTP readiness is the router's `Connected`.
 
-use super::Parsed;
-use super::logline::{Prefix, capture, parse_log, settings_from_fields};
-use crate::engine::{Engine, ServerSettings};
+use super::dialect::{Dialect, Prefix};
+use crate::engine::Engine;
+use crate::re::capture;
 use crate::re::regex;
+use crate::settings;
+use crate::settings::ServerSettings;
 
 regex!(
     TGI_PREFIX,
@@ -20,10 +22,12 @@ regex!(TGI_RANK, r"(?-u)\brank[=:] ?(\d+)");
 regex!(TGI_SHARD, r"(?-u)\b[Ss]hard (\d+)\b");
 regex!(RS_FILE, r"(?-u)^[\w/.-]+\.rs:\d+: ");
 
-/// Parses a whole log, see [`super::logline::parse_log`].
-pub fn parse(text: &str, source: usize) -> Parsed {
-    parse_log(text, source)
-}
+/// How Tgi's log lines read.
+pub const DIALECT: Dialect = Dialect {
+    engine: Engine::Tgi,
+    prefix,
+    settings,
+};
 
 /// Time, level, span and target, then the message.
 pub fn prefix(line: &str) -> Option<Prefix> {
@@ -69,7 +73,7 @@ pub fn prefix(line: &str) -> Option<Prefix> {
 /// `Args { model_id: "…", … }` (the parser joins the multi-line form).
 pub fn settings(message: &str) -> Option<ServerSettings> {
     let at = message.find("Args {")?;
-    Some(settings_from_fields(&message[at + 5..]))
+    Some(settings::from_dump(&message[at + 5..]))
 }
 
 #[cfg(test)]
@@ -127,7 +131,7 @@ mod tests {
     #[test]
     fn multi_line_args_are_joined() {
         let text = "2026-11-30T10:00:00.1Z  INFO text_generation_launcher: Args {\n    model_id: \"meta-llama/Llama-3.1-70B-Instruct\",\n    num_shard: Some(\n        4,\n    ),\n    port: 8080,\n}\n2026-11-30T10:00:01.1Z  INFO text_generation_launcher: Starting shard rank=0\n";
-        let parsed = parse(text, 0);
+        let parsed = crate::parse::logline::parse_log(text, 0);
         assert_eq!(parsed.events.len(), 2);
         let EventKind::Log(line) = &parsed.events[0].kind else {
             panic!("log expected")

@@ -3,9 +3,9 @@
 //! tags `[RANK 0]` or in the message (`MPI size: 4, rank: 0`, `Rank 0 is
 //! using GPU 0`). `trtllm-serve` answers through uvicorn.
 
-use super::Parsed;
-use super::logline::{Prefix, capture, parse_log};
+use super::dialect::{Dialect, Prefix, no_settings};
 use crate::engine::Engine;
+use crate::re::capture;
 use crate::re::regex;
 
 regex!(
@@ -14,10 +14,12 @@ regex!(
 );
 regex!(TRT_RANK, r"(?-u)\[RANK (\d+)\]");
 
-/// Parses a whole log, see [`super::logline::parse_log`].
-pub fn parse(text: &str, source: usize) -> Parsed {
-    parse_log(text, source)
-}
+/// How TensorrtLlm's log lines read.
+pub const DIALECT: Dialect = Dialect {
+    engine: Engine::TensorrtLlm,
+    prefix,
+    settings: no_settings,
+};
 
 pub fn prefix(line: &str) -> Option<Prefix> {
     if !line.starts_with('[') {

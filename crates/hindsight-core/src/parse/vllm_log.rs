@@ -7,10 +7,12 @@
 //! `non-default args: {…}`, `args: Namespace(…)` and the engine's `with
 //! config: model=…` line.
 
-use super::Parsed;
-use super::logline::{Prefix, capture, parse_log, settings_from_fields};
-use crate::engine::{Engine, ServerSettings};
+use super::dialect::{Dialect, Prefix};
+use crate::engine::Engine;
+use crate::re::capture;
 use crate::re::regex;
+use crate::settings;
+use crate::settings::ServerSettings;
 
 regex!(
     PROCESS,
@@ -32,10 +34,12 @@ const VLLM_PROCESSES: &[&str] = &[
     "DPCoordinator",
 ];
 
-/// Parses a whole log, see [`super::logline::parse_log`].
-pub fn parse(text: &str, source: usize) -> Parsed {
-    parse_log(text, source)
-}
+/// How Vllm's log lines read.
+pub const DIALECT: Dialect = Dialect {
+    engine: Engine::Vllm,
+    prefix,
+    settings,
+};
 
 /// Process tags, then level, time and source file.
 pub fn prefix(line: &str) -> Option<Prefix> {
@@ -229,15 +233,15 @@ fn tag(name: &str, index: Option<&str>, pid: &str, ip: Option<&str>) -> Tag {
 /// `non-default args: {…}`, `args: Namespace(…)`, `… with config: model=…`.
 pub fn settings(message: &str) -> Option<ServerSettings> {
     if let Some(at) = message.find("non-default args: {") {
-        return Some(settings_from_fields(&message[at + 18..]));
+        return Some(settings::from_dump(&message[at + 18..]));
     }
     if let Some(at) = message.find("args: Namespace(") {
-        return Some(settings_from_fields(&message[at + 15..]));
+        return Some(settings::from_dump(&message[at + 15..]));
     }
     if message.contains("LLM engine")
         && let Some(at) = message.find("with config: ")
     {
-        return Some(settings_from_fields(&message[at + 13..]));
+        return Some(settings::from_dump(&message[at + 13..]));
     }
     None
 }

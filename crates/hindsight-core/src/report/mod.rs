@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::Engine;
-use crate::parse::Format;
-use crate::rules::ledger::LedgerStatus;
+use crate::facts::ledger::LedgerStatus;
 use crate::rules::{CheckStatus, Finding, Severity};
+use crate::source::Format;
 use crate::source::{Source, Span};
 use crate::timeline::{CheckpointKind, PhaseKind, Provenance, Quote, Timeline};
 
@@ -335,7 +335,7 @@ impl Builder<'_> {
 
     /// [`Builder::redact`] of a text already made for the report.
     fn redact_owned(&self, text: String) -> String {
-        crate::timeline::secrets::redact_owned(text, &self.timeline.secrets)
+        crate::secrets::redact_owned(text, &self.timeline.secrets)
     }
 
     /// Lines redacted, then cut to a readable length: cut first, a
@@ -349,7 +349,7 @@ impl Builder<'_> {
     }
 
     /// A ledger as the report shows it.
-    fn ledger(&self, entries: Vec<crate::rules::ledger::LedgerEntry>) -> Vec<LedgerReport> {
+    fn ledger(&self, entries: Vec<crate::facts::ledger::LedgerEntry>) -> Vec<LedgerReport> {
         entries
             .into_iter()
             .map(|entry| LedgerReport {
@@ -474,7 +474,7 @@ pub fn build(
     let ledgers: Vec<Vec<LedgerReport>> = timeline
         .checkpoints
         .iter()
-        .map(|c| b.ledger(crate::rules::ledger::for_checkpoint(timeline_ref, c)))
+        .map(|c| b.ledger(crate::facts::ledger::for_checkpoint(timeline_ref, c)))
         .collect();
     let mut report = Report {
         version: REPORT_VERSION,
@@ -607,7 +607,7 @@ pub fn build(
                         .map(|f| failure(f.kind, f.span, f.port))
                         .collect(),
                     last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
-                    ledger: b.ledger(crate::rules::ledger::for_server(timeline_ref, s)),
+                    ledger: b.ledger(crate::facts::ledger::for_server(timeline_ref, s)),
                 }
             })
             .collect(),

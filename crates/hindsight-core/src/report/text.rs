@@ -353,9 +353,9 @@ fn ledger_line(style: &Style, ledger: &[super::LedgerReport]) -> String {
         .map(|entry| {
             let status = entry.status.name();
             let painted = match entry.status {
-                crate::rules::ledger::LedgerStatus::Passed => style.paint("32", status),
-                crate::rules::ledger::LedgerStatus::Failed => style.paint("31", status),
-                crate::rules::ledger::LedgerStatus::Indirect => style.paint("36", status),
+                crate::facts::ledger::LedgerStatus::Passed => style.paint("32", status),
+                crate::facts::ledger::LedgerStatus::Failed => style.paint("31", status),
+                crate::facts::ledger::LedgerStatus::Indirect => style.paint("36", status),
                 _ => style.paint("33", status),
             };
             format!("{} {painted}", entry.check)

@@ -11,9 +11,9 @@
 //! `once`, `should … in a minute`, questions) void a claim is read by
 //! [`crate::claims`].
 
-use super::gpu_release_unverified::{Outcome as Gpu, gpu_outcome};
 use super::{CheckStatus, Finding, Rule, Severity, and_list, at_prose, log_path_or_hint, on_host};
 use crate::claims::{Claim, claims};
+use crate::facts::gpus::{Outcome as Gpu, gpu_outcome};
 use crate::parse::{Role, Signal};
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Outcome, Prose, Server, Timeline};
 

@@ -8,8 +8,8 @@
 //!   death, a refused connection) was in the agent's view, and what it
 //!   wrote next says the server is up, loaded or progressing.
 
-use super::build_unverified::{build_line, build_verdict};
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
+use crate::facts::build::{build_line, build_verdict};
 use crate::parse::{FailureKind, Role, Signal};
 use crate::timeline::{Checkpoint, CheckpointKind, Outcome, Timeline, same_host};
 

@@ -2,6 +2,9 @@
 //! launched on the same host without checking that the GPUs were freed.
 
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
+use crate::facts::gpus::{
+    Outcome, gpu_check_after_kill, gpu_outcome, is_kill, launches_gpu_server, may_hold_gpus,
+};
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Timeline, same_host};
 
 pub(super) const RULE: Rule = Rule {
@@ -20,9 +23,6 @@ the KV cache it was sized for.",
 `nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader`.",
     run,
 };
-
-/// Below this much used memory (MiB) a GPU counts as free (driver overhead).
-const FREE_MIB: u64 = 1024;
 
 fn run(timeline: &Timeline) -> Vec<Finding> {
     let mut findings = Vec::new();
@@ -142,123 +142,4 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         });
     }
     findings
-}
-
-pub(super) fn is_kill(command: &crate::parse::shell::SimpleCommand) -> bool {
-    crate::timeline::classify::kind_of(command) == CheckpointKind::Kill
-}
-
-/// Whether a checkpoint starts an inference server (which needs the GPUs).
-fn launches_gpu_server(checkpoint: &Checkpoint) -> bool {
-    checkpoint
-        .commands
-        .iter()
-        .any(|c| crate::engine::launch_from_command(&c.argv, &c.env).is_some())
-}
-
-/// Whether a kill may have stopped something holding GPU memory: it names
-/// an inference engine, Python or the GPU devices, or it names only process
-/// ids or jobs after a GPU server was launched on that host. A kill that
-/// names other programs only (`pkill node`, `taskkill /IM node.exe`,
-/// `systemctl stop nginx`) freed no GPU.
-pub(super) fn may_hold_gpus(
-    timeline: &Timeline,
-    checkpoint: &Checkpoint,
-    command: &crate::parse::shell::SimpleCommand,
-) -> bool {
-    let targets: Vec<String> = command.argv[1..]
-        .iter()
-        .filter(|a| !a.starts_with('-') || a.starts_with("-9") && a.len() > 2)
-        .map(|a| a.to_ascii_lowercase())
-        .collect();
-    if targets
-        .iter()
-        .any(|t| GPU_WORDS.iter().any(|w| t.contains(w)))
-    {
-        return true;
-    }
-    // Only ids, jobs, `$(pgrep …)` substitutions or what `xargs` is fed:
-    // what the rest of the tool call looked for tells, else a GPU server
-    // launched earlier on this host may be among them.
-    let anonymous = command.wrappers.iter().any(|w| w == "xargs")
-        || targets.iter().all(|t| {
-            t.chars().all(|c| c.is_ascii_digit())
-                || t.starts_with('%')
-                || t.starts_with('$')
-                || t.starts_with('`')
-        });
-    if !anonymous {
-        return false;
-    }
-    let whole = checkpoint.command.to_ascii_lowercase();
-    GPU_WORDS.iter().any(|w| whole.contains(w))
-        || timeline.checkpoints[..checkpoint.id].iter().any(|c| {
-            same_host(c.host.as_deref(), checkpoint.host.as_deref()) && launches_gpu_server(c)
-        })
-}
-
-/// Words in a kill's targets that point at a GPU process.
-const GPU_WORDS: &[&str] = &[
-    "vllm",
-    "sglang",
-    "python",
-    "text-generation",
-    "tgi",
-    "llama",
-    "ollama",
-    "trtllm",
-    "tensorrt",
-    "triton",
-    "torchrun",
-    "ray",
-    "nvidia",
-    "cuda",
-    "gpu",
-    "lmdeploy",
-    "serve",
-    "model",
-    "inference",
-    "engine",
-];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Outcome {
-    Free,
-    Busy,
-    Unknown,
-}
-
-/// In the kill's own tool call, `nvidia-smi` must come after the kill command.
-pub(super) fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
-    let kill = checkpoint.commands.iter().position(is_kill);
-    let gpu = checkpoint
-        .commands
-        .iter()
-        .rposition(|c| c.program() == "nvidia-smi");
-    matches!((kill, gpu), (Some(k), Some(g)) if g > k)
-}
-
-/// Reads `nvidia-smi` output: CSV memory figures, the table's usage column,
-/// or "No running processes found".
-pub(super) fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
-    let mut figures = Vec::new();
-    for line in &checkpoint.seen {
-        let text = line.text;
-        if text.contains("No running processes found") {
-            return Outcome::Free;
-        }
-        // `0, 75000 MiB` (CSV) or `|  75000MiB / 81559MiB |` (table).
-        let used = text
-            .split(['|', ','])
-            .filter_map(|cell| cell.trim().split('/').next())
-            .filter_map(|cell| cell.trim().strip_suffix("MiB"))
-            .filter_map(|n| n.trim().parse::<u64>().ok())
-            .next();
-        figures.extend(used);
-    }
-    match figures.as_slice() {
-        [] => Outcome::Unknown,
-        all if all.iter().all(|&mib| mib < FREE_MIB) => Outcome::Free,
-        _ => Outcome::Busy,
-    }
 }

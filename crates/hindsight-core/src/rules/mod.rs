@@ -12,7 +12,6 @@ mod drafter_unconfirmed;
 mod error_ignored;
 mod filter_hid_output;
 mod gpu_release_unverified;
-pub mod ledger;
 mod load_taken_as_ready;
 mod log_window_only;
 mod other_model_answered;
@@ -24,6 +23,7 @@ mod secret_exposed;
 use serde::Serialize;
 
 use crate::engine::Engine;
+use crate::facts::observers;
 use crate::parse::Role;
 use crate::parse::Signal;
 use crate::timeline::{Checkpoint, Outcome, Quote, Server, Timeline};
@@ -201,15 +201,6 @@ fn at_prose(prose: &crate::timeline::Prose) -> String {
         .message
         .map(|m| format!(" (msg {m})"))
         .unwrap_or_default()
-}
-
-/// The checkpoints that looked at a server: its launch, when its output
-/// shows anything, and those after it.
-fn observers<'t>(timeline: &'t Timeline, server: &Server) -> impl Iterator<Item = &'t Checkpoint> {
-    server
-        .observed_by
-        .iter()
-        .filter_map(|&id| timeline.checkpoints.get(id))
 }
 
 /// Whether the agent ever saw the server ready: the engine's readiness or

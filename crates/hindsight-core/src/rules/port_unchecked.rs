@@ -110,7 +110,7 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
         return None;
     }
     let launch = launch_quote(timeline, server)?;
-    let view = super::ledger::port_view(timeline, server);
+    let view = crate::facts::ledger::port_view(timeline, server);
     // Seen listening, answering, or bound by the engine's own word: checked.
     if !view.listing.passed.is_empty() || !view.request.passed.is_empty() || view.bound.is_some() {
         return None;

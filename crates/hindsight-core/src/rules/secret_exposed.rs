@@ -65,7 +65,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
 
 /// The decoded command or output holding the secret, when the source escapes
 /// text (JSON), else the line itself.
-fn quote(timeline: &Timeline, secret: &crate::timeline::secrets::Secret) -> Quote {
+fn quote(timeline: &Timeline, secret: &crate::secrets::Secret) -> Quote {
     let line = secret.line;
     // The secret's line starts inside the record.
     let within = |span: crate::source::Span| {

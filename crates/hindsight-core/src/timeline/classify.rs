@@ -7,7 +7,7 @@
 use crate::re::regex;
 use serde::Serialize;
 
-use crate::parse::shell::SimpleCommand;
+use crate::shell::SimpleCommand;
 
 /// The kind of a checkpoint, from most to least consequential.
 #[derive(
@@ -766,7 +766,7 @@ fn file_read(command: &SimpleCommand) -> Option<Observation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::shell::parse;
+    use crate::shell::parse;
 
     /// The most consequential kind among a command line's simple commands.
     fn strongest(line: &str) -> CheckpointKind {

@@ -7,16 +7,17 @@
 //! the gap between them.
 
 pub mod classify;
-pub mod secrets;
 mod seen;
 
 use std::collections::BTreeSet;
 
-use crate::engine::{Engine, ServerSettings, launch_from_command};
+use crate::engine::{Engine, launch_from_command};
 use crate::parse::logline::{LogLine, Signal, strip_ansi};
-use crate::parse::shell::{self, SimpleCommand};
-use crate::parse::{EventKind, Format, Parsed, Role};
-use crate::source::{LineIndex, Source, SourceId, Span};
+use crate::parse::{EventKind, Parsed, Role};
+use crate::secrets;
+use crate::settings::ServerSettings;
+use crate::shell::{self, SimpleCommand};
+use crate::source::{Format, LineIndex, Source, SourceId, Span};
 
 pub use classify::{CheckpointKind, Observation, Window};
 pub use seen::{Seen, SeenIter, SeenLine};

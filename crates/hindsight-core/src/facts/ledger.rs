@@ -6,12 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::build_unverified::{
+use super::build::{
     Use, build_verdict, builds_product, product_missing, product_names, uses_product,
 };
-use super::gpu_release_unverified::{
-    Outcome as Gpu, gpu_check_after_kill, gpu_outcome, is_kill, may_hold_gpus,
-};
+use super::gpus::{Outcome as Gpu, gpu_check_after_kill, gpu_outcome, is_kill, may_hold_gpus};
 use super::observers;
 use crate::parse::Signal;
 use crate::timeline::{
@@ -57,7 +55,7 @@ pub struct LedgerEntry {
 
 /// The port checks that reached one server, sorted by outcome.
 #[derive(Debug, Default)]
-pub(super) struct PortView {
+pub struct PortView {
     pub listing: Outcomes,
     pub request: Outcomes,
     /// The engine's bind or readiness line, seen by the agent.
@@ -67,7 +65,7 @@ pub(super) struct PortView {
 }
 
 #[derive(Debug, Default)]
-pub(super) struct Outcomes {
+pub struct Outcomes {
     pub passed: Vec<Quote>,
     pub failed: Vec<Quote>,
     pub unknown: Vec<Quote>,
@@ -98,7 +96,7 @@ impl Outcomes {
 }
 
 /// Every port listing and request that reached the server's port on its host.
-pub(super) fn port_view(timeline: &Timeline, server: &Server) -> PortView {
+pub fn port_view(timeline: &Timeline, server: &Server) -> PortView {
     let mut view = PortView::default();
     let Some(port) = server.port() else {
         return view;
@@ -247,7 +245,7 @@ fn build_result(build: &Checkpoint) -> LedgerEntry {
 /// imports it, its console script, a test run, a built binary). Passed,
 /// failed (the check failed, or the run could not find or import it), or
 /// inconclusive when the transcript has no result of it.
-pub(super) fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> LedgerEntry {
+pub fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> LedgerEntry {
     let names = product_names(build, at);
     let writes_before = |id: usize| -> Vec<&Written> {
         timeline
@@ -256,7 +254,7 @@ pub(super) fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize
             .filter(|w| w.from <= id && w.span.source == build.span.source)
             .collect()
     };
-    let use_in = |c: &Checkpoint, commands: &[crate::parse::shell::SimpleCommand]| {
+    let use_in = |c: &Checkpoint, commands: &[crate::shell::SimpleCommand]| {
         let writes = writes_before(c.id);
         commands
             .iter()
