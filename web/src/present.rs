@@ -80,27 +80,12 @@ pub(crate) fn status_label(status: CheckStatus) -> &'static str {
     }
 }
 
-/// A three-way fact: shown, shown failing, or not shown either way.
-pub(crate) fn tri_state(value: Option<bool>) -> &'static str {
-    match value {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => "unknown",
-    }
-}
+pub(crate) use hindsight_core::report::words::tri_state;
 
-/// Whether the server was told to use a draft model at all.
-pub(crate) fn is_speculative(server: &ServerReport) -> bool {
-    server.draft_model.is_some() || server.speculative_algorithm.is_some()
-}
-
-/// "drafter loaded" for a server: n/a when it has no drafter.
+/// "drafter loaded" for a server: n/a when it loads no drafter (the
+/// core's own test, so the page and the CLI agree).
 pub(crate) fn drafter_loaded(server: &ServerReport) -> &'static str {
-    if is_speculative(server) || server.drafter_loaded.is_some() {
-        tri_state(server.drafter_loaded)
-    } else {
-        "n/a"
-    }
+    server.drafter_loaded_text()
 }
 
 /// The drafter as one line: `EAGLE3 · /data/drafter`.
@@ -729,7 +714,7 @@ mod tests {
         server.restarts = 1;
         assert_eq!(restarts(&server).as_deref(), Some("once"));
         let failure = hindsight_core::report::FailureReport {
-            kind: "cuda-oom".to_owned(),
+            kind: hindsight_core::report::FailureKind::OutOfMemory,
             message: String::new(),
             port: None,
             api_port: None,

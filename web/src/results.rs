@@ -723,7 +723,7 @@ fn CheckpointRow(
                     {checkpoint.message.map_or_else(String::new, |m| format!("msg {m}"))}
                 </span>
                 <span class="host">{checkpoint.host.clone().unwrap_or_default()}</span>
-                {(checkpoint.actor == "human")
+                {(checkpoint.actor == hindsight_core::report::RanBy::Human)
                     .then(|| view! { <span class="pill">"human"</span> })}
                 {flags
                     .into_iter()
@@ -764,8 +764,8 @@ fn LedgerList(ledger: Vec<LedgerReport>) -> impl IntoView {
                     .into_iter()
                     .map(|entry| {
                         let status = entry.status.name();
-                        let check = entry.check;
-                        let attribute = check.clone();
+                        let check = entry.check.name();
+                        let attribute = check;
                         view! {
                             <li
                                 class="ledger-entry"
@@ -907,7 +907,7 @@ fn ServerCard(server: ServerReport) -> impl IntoView {
                 .map(|failure| {
                     view! {
                         <div class="failure">
-                            <p class="notice error">"Failed: " {failure.kind.clone()}</p>
+                            <p class="notice error">"Failed: " {failure.kind.name()}</p>
                             <EvidenceBlock evidence=failure.evidence />
                         </div>
                     }
@@ -977,7 +977,7 @@ fn Diagnostics(diagnostics: Vec<DiagnosticReport>) -> impl IntoView {
                             };
                             view! {
                                 <li class=format!("diagnostic level-{}", d.level)>
-                                    <span class="pill">{d.level.clone()}</span>
+                                    <span class="pill">{d.level.name()}</span>
                                     <span class="muted">{place}</span>
                                     <span>{d.message.clone()}</span>
                                 </li>

@@ -346,7 +346,7 @@ async fn the_server_ledger_and_the_timeline_show_every_check_and_checkpoint() {
     let expected: Vec<(String, String)> = server
         .ledger
         .iter()
-        .map(|l| (l.check.clone(), l.status.name().to_owned()))
+        .map(|l| (l.check.name().to_owned(), l.status.name().to_owned()))
         .collect();
     assert_eq!(ledger, expected);
 
@@ -361,7 +361,7 @@ async fn the_server_ledger_and_the_timeline_show_every_check_and_checkpoint() {
         let expected: Vec<(String, String)> = checkpoint
             .ledger
             .iter()
-            .map(|l| (l.check.clone(), l.status.name().to_owned()))
+            .map(|l| (l.check.name().to_owned(), l.status.name().to_owned()))
             .collect();
         assert_eq!(ledger, expected, "{}", checkpoint.command);
         assert!(text(row).contains(&checkpoint.command));

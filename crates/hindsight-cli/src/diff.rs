@@ -11,8 +11,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use hindsight_core::facts::ledger::LedgerStatus;
+use hindsight_core::facts::ledger::{Check, LedgerStatus};
 use hindsight_core::report::ServerReport;
+use hindsight_core::report::words::plural_s;
 use hindsight_core::{Format, Report, analyze_with, rules};
 use serde::Serialize;
 
@@ -83,7 +84,7 @@ struct ServerPair {
 
 #[derive(Debug, Serialize)]
 struct CheckRow {
-    check: String,
+    check: Check,
     a: Option<LedgerStatus>,
     b: Option<LedgerStatus>,
 }
@@ -186,20 +187,6 @@ fn join_words(words: &[String]) -> Option<String> {
     }
 }
 
-/// The check in words, for sentences.
-fn phrase(check: &str) -> String {
-    match check {
-        "port-listening" => "the port".to_owned(),
-        "request-answered" => "a real request".to_owned(),
-        "readiness-line" => "the readiness line".to_owned(),
-        "drafter-loaded" => "the drafter".to_owned(),
-        "all-ranks-up" => "the ranks".to_owned(),
-        "errors-scanned" => "the whole log for errors".to_owned(),
-        "gpu-memory-freed" => "that the GPUs were freed".to_owned(),
-        other => format!("`{other}`"),
-    }
-}
-
 fn compare(a_path: &std::path::Path, a: &Report, b_path: &std::path::Path, b: &Report) -> Diff {
     let mut kinds: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for c in &a.checkpoints {
@@ -231,20 +218,20 @@ fn compare(a_path: &std::path::Path, a: &Report, b_path: &std::path::Path, b: &R
     for (i, j) in pair(&a.servers, &b.servers) {
         let sa = i.and_then(|i| a.servers.get(i));
         let sb = j.and_then(|j| b.servers.get(j));
-        let mut names: Vec<&str> = Vec::new();
+        let mut names: Vec<Check> = Vec::new();
         for entry in sa.iter().chain(sb.iter()).flat_map(|s| &s.ledger) {
-            if !names.contains(&entry.check.as_str()) {
-                names.push(&entry.check);
+            if !names.contains(&entry.check) {
+                names.push(entry.check);
             }
         }
-        let status = |s: Option<&ServerReport>, check: &str| {
+        let status = |s: Option<&ServerReport>, check: Check| {
             s.and_then(|s| s.ledger.iter().find(|e| e.check == check))
                 .map(|e| e.status)
         };
         let checks: Vec<CheckRow> = names
             .iter()
             .map(|&check| CheckRow {
-                check: check.to_owned(),
+                check,
                 a: status(sa, check),
                 b: status(sb, check),
             })
@@ -260,7 +247,7 @@ fn compare(a_path: &std::path::Path, a: &Report, b_path: &std::path::Path, b: &R
                 let names: Vec<String> = checks
                     .iter()
                     .filter(|row| made(mine(row)) && !made(theirs(row)))
-                    .map(|row| phrase(&row.check))
+                    .map(|row| row.check.phrase().to_owned())
                     .collect();
                 join_words(&names)
             };
@@ -338,11 +325,11 @@ fn render(diff: &Diff, color: bool) -> String {
             "  {tag}  {}  ({} checkpoint{}, {} server{}, {} finding{})",
             side.path,
             side.checkpoints,
-            plural(side.checkpoints),
+            plural_s(side.checkpoints),
             side.servers,
-            plural(side.servers),
+            plural_s(side.servers),
             side.findings,
-            plural(side.findings)
+            plural_s(side.findings)
         );
     }
     let width = diff
@@ -380,7 +367,7 @@ fn render(diff: &Diff, color: bool) -> String {
                 let _ = writeln!(
                     out,
                     "    {:<18}  {}  {}{mark}",
-                    row.check,
+                    row.check.name(),
                     status_cell(row.a),
                     status_cell(row.b)
                 );
@@ -395,8 +382,4 @@ fn render(diff: &Diff, color: bool) -> String {
         let _ = writeln!(out, "  {sentence}");
     }
     out
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

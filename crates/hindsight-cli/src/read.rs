@@ -278,10 +278,7 @@ mod tests {
             hindsight_core::analyze(&[whole]),
         );
         assert_eq!(
-            streamed.servers[0]
-                .failure
-                .as_ref()
-                .map(|f| f.kind.as_str()),
+            streamed.servers[0].failure.as_ref().map(|f| f.kind.name()),
             Some("cuda-oom")
         );
         assert_eq!(streamed.to_json(), whole.to_json());

@@ -3,14 +3,26 @@
 use crate::source::SourceId;
 
 /// How bad a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
 pub enum DiagnosticLevel {
     Info,
     Warning,
     Error,
 }
 
+impl std::fmt::Display for DiagnosticLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl DiagnosticLevel {
+    /// The name the report writes (`warning`), the same as its JSON.
     pub fn name(self) -> &'static str {
         match self {
             DiagnosticLevel::Info => "info",

@@ -111,12 +111,19 @@ impl ServerSettings {
 
     /// Whether a separate draft model (or built-in MTP head) must load.
     pub fn is_speculative(&self) -> bool {
-        self.draft_model.is_some()
-            || self
-                .speculative_algorithm
-                .as_deref()
-                .is_some_and(|a| !a.eq_ignore_ascii_case("ngram") && !a.is_empty())
+        loads_drafter(
+            self.draft_model.as_deref(),
+            self.speculative_algorithm.as_deref(),
+        )
     }
+}
+
+/// Whether a server told to use `draft_model` or `algorithm` loads a
+/// drafter (a draft model or a built-in MTP head): n-gram speculation looks
+/// its drafts up in the prompt and loads nothing.
+pub fn loads_drafter(draft_model: Option<&str>, algorithm: Option<&str>) -> bool {
+    draft_model.is_some()
+        || algorithm.is_some_and(|a| !a.eq_ignore_ascii_case("ngram") && !a.is_empty())
 }
 
 /// A setting hindsight reads, whatever an engine calls it.

@@ -29,6 +29,12 @@ for (const line of [
   "export interface RuleDoc {",
   "export interface FindingReport {",
   'export type Severity = "info" | "warning" | "error";',
+  // Closed sets are typed, not bare strings (issue 15).
+  'export type DiagnosticLevel = "info" | "warning" | "error";',
+  'export type RanBy = "agent" | "sub-agent" | "human";',
+  'export type FailureKind = "cuda-oom" | "nccl-error" | "address-in-use" | "engine-died" | "exception" | "child-failed" | "killed";',
+  "    kind: FailureKind;",
+  "    check: Check;",
   "    host: string | null;",
 ]) {
   assert.ok(dts.includes(line), `hindsight_wasm.d.ts lacks: ${line}`);

@@ -42,12 +42,78 @@ impl LedgerStatus {
     }
 }
 
+/// A check a careful operator makes: after a launch (of the server), after
+/// a build (of its result and product) and after a kill (of the GPUs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum Check {
+    PortListening,
+    RequestAnswered,
+    ReadinessLine,
+    DrafterLoaded,
+    AllRanksUp,
+    ErrorsScanned,
+    BuildSucceeded,
+    ProductChecked,
+    GpusFreed,
+}
+
+impl Check {
+    pub const ALL: [Check; 9] = [
+        Check::PortListening,
+        Check::RequestAnswered,
+        Check::ReadinessLine,
+        Check::DrafterLoaded,
+        Check::AllRanksUp,
+        Check::ErrorsScanned,
+        Check::BuildSucceeded,
+        Check::ProductChecked,
+        Check::GpusFreed,
+    ];
+
+    /// The name the report writes (`port-listening`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::PortListening => "port-listening",
+            Check::RequestAnswered => "request-answered",
+            Check::ReadinessLine => "readiness-line",
+            Check::DrafterLoaded => "drafter-loaded",
+            Check::AllRanksUp => "all-ranks-up",
+            Check::ErrorsScanned => "errors-scanned",
+            Check::BuildSucceeded => "build-succeeded",
+            Check::ProductChecked => "product-checked",
+            Check::GpusFreed => "gpus-freed",
+        }
+    }
+
+    /// What it checks, in words for sentences ("A checked the port").
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Check::PortListening => "the port",
+            Check::RequestAnswered => "a real request",
+            Check::ReadinessLine => "the readiness line",
+            Check::DrafterLoaded => "the drafter",
+            Check::AllRanksUp => "the ranks",
+            Check::ErrorsScanned => "the whole log for errors",
+            Check::BuildSucceeded => "the build's result",
+            Check::ProductChecked => "the built product",
+            Check::GpusFreed => "that the GPUs were freed",
+        }
+    }
+}
+
+impl std::fmt::Display for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One check of the ledger.
 #[derive(Debug, Clone)]
 pub struct LedgerEntry {
-    /// `port-listening`, `request-answered`, `readiness-line`,
-    /// `drafter-loaded`, `all-ranks-up`, `errors-scanned`.
-    pub check: &'static str,
+    pub check: Check,
     pub status: LedgerStatus,
     pub detail: String,
     pub evidence: Vec<Quote>,
@@ -232,7 +298,7 @@ fn build_result(build: &Checkpoint) -> LedgerEntry {
         ),
     };
     LedgerEntry {
-        check: "build-succeeded",
+        check: Check::BuildSucceeded,
         status,
         detail,
         evidence,
@@ -273,7 +339,7 @@ pub fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> Le
     });
     let Some((check, how)) = check else {
         return LedgerEntry {
-            check: "product-checked",
+            check: Check::ProductChecked,
             status: LedgerStatus::NotChecked,
             detail: "nothing imports, lists or runs what was built".to_owned(),
             evidence: vec![build.command_quote()],
@@ -304,7 +370,7 @@ pub fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> Le
         )
     };
     LedgerEntry {
-        check: "product-checked",
+        check: Check::ProductChecked,
         status,
         detail,
         evidence: vec![check.command_quote()],
@@ -355,7 +421,7 @@ fn gpus_freed(timeline: &Timeline, kill: &Checkpoint) -> LedgerEntry {
             )
         };
     LedgerEntry {
-        check: "gpus-freed",
+        check: Check::GpusFreed,
         status,
         detail,
         evidence,
@@ -378,7 +444,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
         (status, _) => (status, view.listing.evidence()),
     };
     ledger.push(LedgerEntry {
-        check: "port-listening",
+        check: Check::PortListening,
         status,
         detail: format!("port {port} in a socket listing (`ss`, `netstat`, `lsof`)"),
         evidence,
@@ -397,7 +463,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
         (status, _) => (status, view.request.evidence()),
     };
     ledger.push(LedgerEntry {
-        check: "request-answered",
+        check: Check::RequestAnswered,
         status,
         detail: format!("a real request to port {port} answered"),
         evidence,
@@ -415,7 +481,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
         },
     };
     ledger.push(LedgerEntry {
-        check: "readiness-line",
+        check: Check::ReadinessLine,
         status,
         detail: "the engine's own readiness line".to_owned(),
         evidence,
@@ -433,7 +499,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
             )
         });
         ledger.push(LedgerEntry {
-            check: "drafter-loaded",
+            check: Check::DrafterLoaded,
             status: if line.is_some() {
                 LedgerStatus::Passed
             } else {
@@ -477,7 +543,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
             (LedgerStatus::NotChecked, Vec::new())
         };
         ledger.push(LedgerEntry {
-            check: "all-ranks-up",
+            check: Check::AllRanksUp,
             status,
             detail: format!("{} of {expected} ranks seen", ranks.len()),
             evidence,
@@ -506,7 +572,7 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
             .into_iter()
             .collect();
         ledger.push(LedgerEntry {
-            check: "errors-scanned",
+            check: Check::ErrorsScanned,
             status,
             detail: format!("the whole of {path} searched for errors"),
             evidence,
@@ -538,7 +604,7 @@ mod tests {
     use super::*;
     use crate::Source;
 
-    fn ledger(text: &str) -> Vec<(&'static str, LedgerStatus)> {
+    fn ledger(text: &str) -> Vec<(Check, LedgerStatus)> {
         let sources = [Source::new("t.txt", text)];
         let parsed: Vec<_> = sources
             .iter()
@@ -555,7 +621,7 @@ mod tests {
             .collect()
     }
 
-    fn build_ledger(text: &str) -> Vec<Vec<(&'static str, LedgerStatus)>> {
+    fn build_ledger(text: &str) -> Vec<Vec<(Check, LedgerStatus)>> {
         let sources = [Source::new("t.txt", text)];
         let format = crate::parse::detect(text);
         let parsed = vec![(format, true, crate::parse::parse(&sources[0], 0, format))];
@@ -586,7 +652,10 @@ mod tests {
                     usage: mytool [-h]\n";
         assert_eq!(
             build_ledger(text),
-            [[("build-succeeded", Passed), ("product-checked", Passed)]]
+            [[
+                (Check::BuildSucceeded, Passed),
+                (Check::ProductChecked, Passed)
+            ]]
         );
         // make stops on an error after building some targets; the built
         // binary is then not found.
@@ -597,7 +666,10 @@ mod tests {
                     bash: ./build/bin/app: No such file or directory\n";
         assert_eq!(
             build_ledger(text),
-            [[("build-succeeded", Failed), ("product-checked", Failed)]]
+            [[
+                (Check::BuildSucceeded, Failed),
+                (Check::ProductChecked, Failed)
+            ]]
         );
         // A script run is no use of a package unless the transcript shows
         // the script importing it.
@@ -607,7 +679,10 @@ mod tests {
                     done\n";
         assert_eq!(
             build_ledger(text),
-            [[("build-succeeded", Passed), ("product-checked", NotChecked)]]
+            [[
+                (Check::BuildSucceeded, Passed),
+                (Check::ProductChecked, NotChecked)
+            ]]
         );
     }
 
@@ -622,11 +697,11 @@ mod tests {
         assert_eq!(
             ledger(text),
             [
-                ("port-listening", LedgerStatus::Passed),
-                ("request-answered", LedgerStatus::Failed),
-                ("readiness-line", LedgerStatus::NotChecked),
-                ("all-ranks-up", LedgerStatus::NotChecked),
-                ("errors-scanned", LedgerStatus::Passed),
+                (Check::PortListening, LedgerStatus::Passed),
+                (Check::RequestAnswered, LedgerStatus::Failed),
+                (Check::ReadinessLine, LedgerStatus::NotChecked),
+                (Check::AllRanksUp, LedgerStatus::NotChecked),
+                (Check::ErrorsScanned, LedgerStatus::Passed),
             ]
         );
     }

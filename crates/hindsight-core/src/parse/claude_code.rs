@@ -625,11 +625,7 @@ mod tests {
         assert_eq!(actors, [Actor::Agent, Actor::SubAgent]);
         // Condensing keeps the mark, and the report names the actor.
         let report = crate::analyze(&[crate::Source::new("s.jsonl", text)]);
-        let shown: Vec<&str> = report
-            .checkpoints
-            .iter()
-            .map(|c| c.actor.as_str())
-            .collect();
+        let shown: Vec<&str> = report.checkpoints.iter().map(|c| c.actor.name()).collect();
         assert_eq!(shown, ["agent", "sub-agent"]);
     }
 

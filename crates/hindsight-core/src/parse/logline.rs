@@ -124,9 +124,16 @@ impl Signal {
 
 /// The kinds of failure a log can show, most specific first: when a log
 /// shows several, the most specific one names the failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
 pub enum FailureKind {
+    #[serde(rename = "cuda-oom")]
     OutOfMemory,
+    #[serde(rename = "nccl-error")]
     Nccl,
     AddressInUse,
     /// The scheduler / engine core / shard / runner died.
@@ -138,7 +145,24 @@ pub enum FailureKind {
     Killed,
 }
 
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl FailureKind {
+    pub const ALL: [FailureKind; 7] = [
+        FailureKind::OutOfMemory,
+        FailureKind::Nccl,
+        FailureKind::AddressInUse,
+        FailureKind::EngineDied,
+        FailureKind::Exception,
+        FailureKind::ChildFailed,
+        FailureKind::Killed,
+    ];
+
+    /// The name the report writes (`cuda-oom`), the same as its JSON.
     pub fn name(self) -> &'static str {
         match self {
             FailureKind::OutOfMemory => "cuda-oom",

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::words::tri_state;
 use super::{Evidence, Report};
 
 /// Renders the report as Markdown.
@@ -71,8 +72,8 @@ fn render_raw(report: &Report) -> String {
                 s.port_text(),
                 s.tp_size.map(|p| p.to_string()).unwrap_or_default(),
                 prose(&cell(s.draft_model.as_deref().unwrap_or(""))),
-                tri(s.ready),
-                tri(s.drafter_loaded),
+                tri_state(s.ready),
+                s.drafter_loaded_text(),
                 s.ranks_text()
             );
         }
@@ -240,14 +241,6 @@ fn shorten(text: &str, max: usize) -> String {
         format!("{cut}…")
     } else {
         flat
-    }
-}
-
-fn tri(value: Option<bool>) -> &'static str {
-    match value {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => "unknown",
     }
 }
 

@@ -10,12 +10,14 @@ pub mod markdown;
 pub mod sarif;
 pub mod text;
 pub mod visible;
+pub mod words;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, DiagnosticLevel};
 use crate::engine::Engine;
-use crate::facts::ledger::LedgerStatus;
+use crate::facts::ledger::{Check, LedgerStatus};
+pub use crate::parse::FailureKind;
 use crate::rules::{CheckStatus, Finding, Severity};
 use crate::source::Format;
 use crate::source::{Source, Span};
@@ -136,9 +138,7 @@ pub struct CheckpointReport {
     pub time: Option<String>,
     /// The message number (`[msg 3131]`).
     pub message: Option<u64>,
-    /// `agent`, `human` or `sub-agent` (one the agent started, such as
-    /// Claude Code's Task tool: its records are a sidechain).
-    pub actor: String,
+    pub actor: RanBy,
     /// The command's lines.
     pub evidence: Evidence,
     /// The output lines the agent saw, if any.
@@ -232,9 +232,7 @@ pub struct ServerReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct LedgerReport {
-    /// `port-listening`, `request-answered`, `readiness-line`,
-    /// `drafter-loaded`, `all-ranks-up` or `errors-scanned`.
-    pub check: String,
+    pub check: Check,
     pub status: LedgerStatus,
     /// What the check looks for, with figures (`3 of 8 ranks seen`).
     pub detail: String,
@@ -251,14 +249,37 @@ pub struct PhaseReport {
     pub evidence: Evidence,
 }
 
+/// Who ran a checkpoint's command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum RanBy {
+    Agent,
+    /// One the agent started, such as Claude Code's Task tool: its records
+    /// are a sidechain.
+    SubAgent,
+    /// The user, typing into the session (Claude Code's `!` commands).
+    Human,
+}
+
+impl RanBy {
+    /// The name the report writes (`sub-agent`), the same as its JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            RanBy::Agent => "agent",
+            RanBy::SubAgent => "sub-agent",
+            RanBy::Human => "human",
+        }
+    }
+}
+
 /// How a server failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct FailureReport {
-    /// `cuda-oom`, `nccl-error`, `address-in-use`, `engine-died`,
-    /// `exception`, `child-failed`, `killed`.
-    pub kind: String,
+    pub kind: FailureKind,
     /// The failure line's message, without the engine's prefix.
     pub message: String,
     /// For `address-in-use`: the port named, when the line names one.
@@ -293,8 +314,7 @@ pub struct FindingReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct DiagnosticReport {
-    /// `info`, `warning` or `error`.
-    pub level: String,
+    pub level: DiagnosticLevel,
     pub source: String,
     pub line: Option<u32>,
     pub message: String,
@@ -353,7 +373,7 @@ impl Builder<'_> {
         entries
             .into_iter()
             .map(|entry| LedgerReport {
-                check: entry.check.to_owned(),
+                check: entry.check,
                 status: entry.status,
                 detail: entry.detail,
                 evidence: entry.evidence.iter().map(|q| self.quote(q)).collect(),
@@ -502,16 +522,14 @@ pub fn build(
             .iter()
             .map(|s| {
                 // How one run failed, as the report shows it.
-                let failure = |kind: crate::parse::FailureKind, span: Span, port: Option<u16>| {
-                    FailureReport {
-                        kind: kind.name().to_owned(),
-                        message: b.redact(&crate::parse::logline::message_of(
-                            timeline_ref.text(sources, span),
-                        )),
-                        port,
-                        api_port: port.map(|p| Some(p) == s.port()),
-                        evidence: b.evidence(span),
-                    }
+                let failure = |kind: FailureKind, span: Span, port: Option<u16>| FailureReport {
+                    kind,
+                    message: b.redact(&crate::parse::logline::message_of(
+                        timeline_ref.text(sources, span),
+                    )),
+                    port,
+                    api_port: port.map(|p| Some(p) == s.port()),
+                    evidence: b.evidence(span),
                 };
                 ServerReport {
                     id: s.id,
@@ -562,7 +580,7 @@ pub fn build(
                             // Stopped by the agent: killed, by its own hand.
                             let kill = timeline_ref.checkpoints.get(s.stopped_by?)?;
                             Some(FailureReport {
-                                kind: crate::parse::FailureKind::Killed.name().to_owned(),
+                                kind: FailureKind::Killed,
                                 message: b
                                     .redact(&format!("stopped by the agent: {}", kill.command)),
                                 port: None,
@@ -590,7 +608,7 @@ pub fn build(
                                 .find(|l| l.text.trim().starts_with("<status>"))
                                 .map(|l| l.span);
                             Some(FailureReport {
-                                kind: crate::parse::FailureKind::Killed.name().to_owned(),
+                                kind: FailureKind::Killed,
                                 message: format!("{STOPPED_BY_SIGNAL} (status {code})"),
                                 port: None,
                                 api_port: None,
@@ -629,7 +647,7 @@ pub fn build(
         diagnostics: diagnostics
             .iter()
             .map(|d| DiagnosticReport {
-                level: d.level.name().to_owned(),
+                level: d.level,
                 source: timeline
                     .sources
                     .get(d.source)
@@ -648,7 +666,7 @@ pub fn build(
     // Say loudly what was not read: no finding over it is an all-clear.
     for info in timeline.sources.iter().filter(|info| !info.understood) {
         report.diagnostics.push(DiagnosticReport {
-            level: "warning".to_owned(),
+            level: DiagnosticLevel::Warning,
             source: info.name.clone(),
             line: None,
             message: not_understood_message(info.format),
@@ -670,13 +688,12 @@ pub fn build(
             time: c.time,
             message: c.message,
             actor: if c.by_human {
-                "human"
+                RanBy::Human
             } else if c.by_subagent {
-                "sub-agent"
+                RanBy::SubAgent
             } else {
-                "agent"
-            }
-            .to_owned(),
+                RanBy::Agent
+            },
             evidence: b.quoted(c.span, c.decoded.then_some(c.command.as_str())),
             output: c.output.map(|span| b.quoted(span, c.seen.output())),
             ledger,
@@ -965,6 +982,26 @@ impl CheckpointReport {
 impl ServerReport {
     pub fn engine_name(&self) -> &'static str {
         self.engine.name()
+    }
+
+    /// Whether it loads a drafter, so "drafter loaded" applies to it (the
+    /// same test the rules use: n-gram speculation loads none).
+    pub fn loads_drafter(&self) -> bool {
+        crate::settings::loads_drafter(
+            self.draft_model.as_deref(),
+            self.speculative_algorithm.as_deref(),
+        )
+    }
+
+    /// "drafter loaded" as every face writes it: `yes`, `no`, `unknown`, or
+    /// `n/a` for a server that loads no drafter.
+    pub fn drafter_loaded_text(&self) -> &'static str {
+        match self.drafter_loaded {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None if self.loads_drafter() => "unknown",
+            None => "n/a",
+        }
     }
 
     /// How often it restarted in its log, for renderers: `once`, `3 times`.

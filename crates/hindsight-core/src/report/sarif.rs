@@ -53,7 +53,7 @@ pub fn to_value(report: &Report) -> Value {
         .iter()
         .map(|d| {
             let mut notification = json!({
-                "level": match d.level.as_str() {
+                "level": match d.level.name() {
                     "error" => "error",
                     "warning" => "warning",
                     _ => "note",

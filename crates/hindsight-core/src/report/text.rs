@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::words::{plural_s, tri_state};
 use super::{Evidence, Report};
 use crate::rules::Severity;
 
@@ -52,13 +53,13 @@ fn render_raw(report: &Report, color: bool) -> String {
         "{} {} source{}, {} checkpoint{}, {} server{}, {} finding{} ({errors} error, {warnings} warning, {infos} info)",
         style.bold("hindsight:"),
         report.sources.len(),
-        plural(report.sources.len()),
+        plural_s(report.sources.len()),
         report.checkpoints.len(),
-        plural(report.checkpoints.len()),
+        plural_s(report.checkpoints.len()),
         report.servers.len(),
-        plural(report.servers.len()),
+        plural_s(report.servers.len()),
         report.findings.len(),
-        plural(report.findings.len()),
+        plural_s(report.findings.len()),
     );
     for source in &report.sources {
         let _ = writeln!(
@@ -116,12 +117,8 @@ fn render_raw(report: &Report, color: bool) -> String {
             let _ = writeln!(
                 out,
                 "     ready: {}   drafter loaded: {}   ranks: {}{}",
-                tri(s.ready),
-                if s.draft_model.is_some() || s.speculative_algorithm.is_some() {
-                    tri(s.drafter_loaded)
-                } else {
-                    "n/a"
-                },
+                tri_state(s.ready),
+                s.drafter_loaded_text(),
                 s.ranks_text(),
                 s.load_seconds
                     .map(|t| format!("   weights loaded in {t} s"))
@@ -332,18 +329,6 @@ fn first_line(text: &str, max: usize) -> String {
     } else {
         line.to_owned()
     }
-}
-
-fn tri(value: Option<bool>) -> &'static str {
-    match value {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => "unknown",
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// `port-listening passed · request-answered not-checked`, coloured by status.

@@ -3074,17 +3074,20 @@ mod tests {
             report
                 .servers
                 .iter()
-                .map(|s| (s.ready, s.failure.as_ref().map(|f| f.kind.clone())))
+                .map(|s| (s.ready, s.failure.as_ref().map(|f| f.kind)))
                 .collect::<Vec<_>>()
         };
         let timed = "$ timeout 90 python tools/stream_server.py --port 10097 2>&1 | tail -40\n[srv] model loaded on cuda:0\n[srv] listening on ws://127.0.0.1:10097\n$ ls\nREADME.md\n";
-        assert_eq!(failure(timed), [(Some(false), Some("killed".to_owned()))]);
+        assert_eq!(
+            failure(timed),
+            [(Some(false), Some(crate::parse::FailureKind::Killed))]
+        );
         let background = "$ timeout 90 python tools/stream_server.py --port 10097 &\n[1] 4242\n";
         assert_eq!(failure(background)[0].1, None);
         let pid_file = "$ bin/rails server -p 3001 -d\n=> Booting Puma\n$ curl -s -o /dev/null -w '%{http_code}' http://localhost:3001/\n200\n$ kill \"$(cat tmp/pids/server.pid)\"\n";
         assert_eq!(
             failure(pid_file),
-            [(Some(false), Some("killed".to_owned()))]
+            [(Some(false), Some(crate::parse::FailureKind::Killed))]
         );
     }
 
@@ -3152,7 +3155,7 @@ mod tests {
         assert_eq!(report.servers.len(), 2);
         assert_eq!(report.servers[0].ready, Some(false));
         assert_eq!(
-            report.servers[0].failure.as_ref().map(|f| f.kind.as_str()),
+            report.servers[0].failure.as_ref().map(|f| f.kind.name()),
             Some("exception")
         );
     }
@@ -3195,7 +3198,7 @@ mod tests {
         assert!(report.servers[0].launch_checkpoint.is_none());
         assert_eq!(report.servers[0].port, Some(11434));
         assert_eq!(
-            report.servers[1].failure.as_ref().map(|f| f.kind.as_str()),
+            report.servers[1].failure.as_ref().map(|f| f.kind.name()),
             Some("address-in-use")
         );
         // Found free, it is no server.
