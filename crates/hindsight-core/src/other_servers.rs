@@ -399,6 +399,14 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
             port,
             default_port: false,
         }),
+        // A program told to serve and left running in the background serves
+        // on a port its configuration names (`nohup pnpm openclaw gateway
+        // --verbose > gw.log &`): a server whose port is not known yet.
+        None if background && serving_subcommand(argv) => Some(OtherServer {
+            program: argv.first().cloned().unwrap_or_default(),
+            port: None,
+            default_port: false,
+        }),
         None => None,
     }
 }
@@ -543,7 +551,15 @@ pub(crate) fn names_a_check(name: &str) -> bool {
 /// `dashboard`, `serve`, `server`, `ui`, `web`. Clients that take a port
 /// (`psql`, `redis-cli`, `ssh`) have no such subcommand.
 fn serving_subcommand(argv: &[String]) -> bool {
-    const SUBCOMMANDS: &[&str] = &["serve", "server", "dashboard", "ui", "web", "webui"];
+    const SUBCOMMANDS: &[&str] = &[
+        "serve",
+        "server",
+        "dashboard",
+        "ui",
+        "web",
+        "webui",
+        "gateway",
+    ];
     let serving = |word: &String| {
         let word = word.to_ascii_lowercase();
         SUBCOMMANDS.contains(&word.as_str())
@@ -562,6 +578,11 @@ fn serving_subcommand(argv: &[String]) -> bool {
             Some("cargo" | "go" | "dotnet" | "uv" | "poetry" | "pnpm" | "npx"),
             Some("run" | "exec")
         )
+    ) || matches!(
+        // A package script named directly, its arguments passed on (`pnpm
+        // openclaw gateway --port 18789`, `yarn app serve`).
+        argv.first().map(|p| base(p)),
+        Some("pnpm" | "yarn" | "bun" | "npx")
     );
     let reach = if runner { 6 } else { 2 };
     argv.iter()
@@ -707,12 +728,23 @@ mod tests {
         let found =
             server("nohup ./openclaw gateway --port 18789 > gw.log 2>&1 &").expect("server");
         assert_eq!(found.port, Some(18789));
+        // In the foreground, a program of no known kind with a port serves
+        // only when its subcommand says so.
         assert_eq!(
-            server("./openclaw gateway --port 18789"),
+            server("./openclaw doctor --port 18789"),
             None,
             "foreground, unknown"
         );
         assert_eq!(server("nohup python train.py > t.log &"), None, "no port");
+        // A package script told to serve, with a port in the foreground or
+        // in the background without one (its configuration names it).
+        let gateway =
+            server("pnpm openclaw gateway --port 18789 --bind lan --verbose").expect("gateway");
+        assert_eq!(gateway.port, Some(18789));
+        let background = server("nohup pnpm openclaw gateway --verbose > /tmp/gw.log 2>&1 &")
+            .expect("background gateway");
+        assert_eq!(background.port, None);
+        assert_eq!(server("pnpm openclaw status --verbose"), None);
         // A subcommand that says it serves, with a port: a server in the
         // foreground too.
         let found = server("./target/release/blastradius dashboard --bind 127.0.0.1 --port 5321")

@@ -68,6 +68,7 @@ pub(crate) mod tests {
         "glpat-abcdefghij0123456789 https://hooks.slack.com/services/T0123ABCD/B0123ABCDE/abcdefghijklmnopqrstuvwx",
         "STRIPE_KEY=sk_live_abcdefghijklmnopqrstuvwx key=AIzaabcdefghijklmnopqrstuvwxyz012345678 ASIAABCDEFGHIJKLMNOP",
         "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstuv github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789",
+        "bot  | HTTP Request: POST https://api.telegram.org/bot8034820322:AA4zgxWeLChypIYn0AELFPok1Qwr_-rD8vU/getUpdates \"HTTP/1.1 200 OK\"",
         "The server is now up. All 8 ranks are up and running; the drafter is active.",
         "GPUs are now free after freed the gpu memory; weights are loaded, it is listening on port 30000",
         "port 8000 is now open; serving on 0.0.0.0:8000 and the eagle3 drafter is loaded",

@@ -66,6 +66,12 @@ regex!(
     JWT,
     r"(?-u:\b)(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})"
 );
+// A Telegram bot's token in the Bot API's URL, as a bot's HTTP client logs
+// every call (`https://api.telegram.org/bot8034820322:AA…/getUpdates`).
+regex!(
+    TELEGRAM_BOT_TOKEN,
+    r"(?-u)https?://api\.telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{30,})"
+);
 // A URL's `user:password@`: only the characters a URL's user part may hold
 // (RFC 3986, less `,'()`), so JSON (`"url":"https://x","name":"y","logo":
 // {"@type"…`) is never read as one.
@@ -76,7 +82,7 @@ regex!(
 
 /// Each kind of credential found by a pattern, and the pattern: the
 /// credential is capture group 1 when there is one, else the match.
-static PATTERNS: [(&str, &LazyLock<Option<Regex>>); 12] = [
+static PATTERNS: [(&str, &LazyLock<Option<Regex>>); 13] = [
     ("Hugging Face token", &HF_TOKEN),
     ("Anthropic API key", &ANTHROPIC_KEY),
     ("OpenAI API key", &OPENAI_KEY),
@@ -88,12 +94,13 @@ static PATTERNS: [(&str, &LazyLock<Option<Regex>>); 12] = [
     ("Stripe secret key", &STRIPE_KEY),
     ("Google API key", &GOOGLE_KEY),
     ("JSON Web Token", &JWT),
+    ("Telegram bot token", &TELEGRAM_BOT_TOKEN),
     ("password in a URL", &URL_PASSWORD),
 ];
 
 /// The index in [`PATTERNS`] of the one pattern whose value is read after
 /// a name (a URL's user) rather than told by its own shape.
-const URL_PASSWORD_PATTERN: usize = 11;
+const URL_PASSWORD_PATTERN: usize = 12;
 
 /// How a kind of credential is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +118,7 @@ enum Finder {
 /// The order kinds are tried in on a line (a value found by an earlier kind
 /// is not found again): vendors' shapes first, then the kinds read after a
 /// name, the most specific first.
-const ORDER: [Finder; 15] = [
+const ORDER: [Finder; 16] = [
     Finder::Pattern(0),
     Finder::Pattern(1),
     Finder::Pattern(2),
@@ -123,6 +130,7 @@ const ORDER: [Finder; 15] = [
     Finder::Pattern(8),
     Finder::Pattern(9),
     Finder::Pattern(10),
+    Finder::Pattern(11),
     Finder::PrivateKey,
     Finder::Bearer,
     Finder::Pattern(URL_PASSWORD_PATTERN),
@@ -860,7 +868,8 @@ const PATTERN_LITERALS: &[(&str, u32)] = &[
     ("rk_test_", 1 << 8),
     ("AIza", 1 << 9),
     ("eyJ", 1 << 10),
-    ("://", 1 << 11),
+    // A URL: its password, or a Telegram bot token in its path.
+    ("://", 1 << 11 | 1 << 12),
 ];
 
 /// All of [`PATTERN_LITERALS`] in one multi-literal (SIMD) search,
@@ -1403,6 +1412,7 @@ mod tests {
             "rk_test_abcdefghijklmnopqrstuvwx",
             "AIzaabcdefghijklmnopqrstuvwxyz012345678",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstuv",
+            "https://api.telegram.org/bot8034820322:AA4zgxWeLChypIYn0AELFPok1Qwr_-rD8vU/getMe",
             "https://ops:Tr0ub4dor@git.example.com/x.git",
         ];
         let mut matched = [false; PATTERNS.len()];

@@ -206,6 +206,13 @@ const CLAIMS: &[(&str, &[Claim])] = &[
     ("Сервер запущен на порту 8085.", &[Ready, Port(8085)]),
     ("Видеопамять освобождена.", &[GpusFree]),
     ("GPU свободны.", &[GpusFree]),
+    // Ukrainian.
+    (
+        "Контейнер перезапущено - бот працює на новій версії.",
+        &[Ready],
+    ),
+    ("Сервер запущено на порту 8000.", &[Ready, Port(8000)]),
+    ("Бот готовий працювати з новим функціоналом.", &[Ready]),
     // Seen missed on real sessions.
     (
         "The local file-search fastmcp server is now up and listening for requests over STDIO.",
@@ -342,6 +349,9 @@ const NOT_CLAIMS: &[&str] = &[
     "Сервер ещё не запущен.",
     "Проверю, запущен ли сервер.",
     "Сервер должен быть готов через минуту.",
+    // Ukrainian.
+    "Сервер ще не запущено.",
+    "Якщо сервер працює, запускаю тести.",
     // Seen as false alarms on real sessions.
     "Keep your host proxy running at http://127.0.0.1:7890 while building.",
     "I'll look at why it keeps running invalid SQL.",

@@ -138,6 +138,11 @@ pub struct Outcomes {
 }
 
 impl Outcomes {
+    /// No check of this kind reached the server.
+    pub fn is_empty(&self) -> bool {
+        self.passed.is_empty() && self.failed.is_empty() && self.unknown.is_empty()
+    }
+
     fn status(&self) -> LedgerStatus {
         if !self.passed.is_empty() {
             LedgerStatus::Passed
@@ -430,11 +435,15 @@ fn gpus_freed(timeline: &Timeline, kill: &Checkpoint) -> LedgerEntry {
 
 /// The ledger of one server launched in the transcript.
 pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
-    if server.launch.is_none() {
+    let view = port_view(timeline, server);
+    // A server known only from its log has no launch to follow up: its
+    // ledger holds only the port checks the agent made of it, when it made
+    // any (a request refused by a server its log shows up is worth showing).
+    let log_only = server.launch.is_none();
+    if log_only && [&view.listing, &view.request].iter().all(|o| o.is_empty()) {
         return Vec::new();
     }
     let mut ledger = Vec::new();
-    let view = port_view(timeline, server);
     let port = server
         .port()
         .map_or_else(|| "?".to_owned(), |p| p.to_string());
@@ -468,6 +477,9 @@ pub fn for_server(timeline: &Timeline, server: &Server) -> Vec<LedgerEntry> {
         detail: format!("a real request to port {port} answered"),
         evidence,
     });
+    if log_only {
+        return ledger;
+    }
 
     let failure =
         seen(timeline, server).find(|l| matches!(l.log.signal, Some(Signal::Failure { .. })));

@@ -735,6 +735,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Local:", BIND),
     ("started server on", BIND),
     ("\u{2713} Ready in", BIND),
+    ("Application started", BIND),
     ("istening on", BIND),
     ("accept len:", ACCEPT),
     ("acceptance length:", ACCEPT),
@@ -1224,6 +1225,12 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
         return bound(&message[at..]);
     }
     if message.contains("\u{2713} Ready in") {
+        return Some(Signal::Ready { port: None });
+    }
+    // python-telegram-bot's `Application started` (a bot serves by polling
+    // out, on no port) and ASP.NET Core's `Application started. Press
+    // Ctrl+C to shut down.`: the app's own word that it is up.
+    if message.trim_start().starts_with("Application started") {
         return Some(Signal::Ready { port: None });
     }
     let at = message.find("istening on ")?;
@@ -1802,7 +1809,7 @@ const RARE_LITERALS: &[&str] = &[
 /// The rare literals of servers that are not inference engines (see
 /// `other_server_bind`), searched only in logs of no known engine: in an
 /// engine's log they never occur, and fat Teddy takes at most 64 literals.
-pub const OTHER_SERVER_LITERALS: [&str; 9] = [
+pub const OTHER_SERVER_LITERALS: [&str; 10] = [
     "rving HTTP",
     "ound on host",
     "g on http",
@@ -1812,6 +1819,7 @@ pub const OTHER_SERVER_LITERALS: [&str; 9] = [
     "Local:",
     "rted server",
     "\u{2713} Ready",
+    "ation started",
 ];
 
 static OTHER_SERVER_SCAN: LazyLock<Literals> =
@@ -2832,6 +2840,14 @@ mod tests {
             ),
             ("Listening on port 3000", bound("", 3000)),
             ("Example app listening on port 3000!", bound("", 3000)),
+            (
+                "claude-code-bot  | Application started",
+                Some(Signal::Ready { port: None }),
+            ),
+            (
+                "      Application started. Press Ctrl+C to shut down.",
+                Some(Signal::Ready { port: None }),
+            ),
             (
                 "Server listening on http://localhost:8080",
                 bound("localhost", 8080),

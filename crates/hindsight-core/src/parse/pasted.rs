@@ -279,6 +279,35 @@ fn join_wrapped(pieces: &[&str], width: usize) -> String {
     joined
 }
 
+/// A wrapped call's line without the right-hand column Claude Code puts
+/// its annotation in (`…  -f                timeout: ` over `…up -d)      5m`),
+/// and whether the annotation goes on to the next line. The column is told
+/// by a run of spaces (the terminal's padding) before `timeout:` or, on a
+/// following line, before the annotation's rest (`5m`, `10m`, `600000ms`).
+fn cut_annotation(piece: &str, annotated: bool) -> (&str, bool) {
+    let padded = |at: usize| piece[..at].ends_with("   ");
+    if let Some(at) = piece.rfind("timeout:")
+        && padded(at)
+    {
+        let after = piece[at + "timeout:".len()..].trim();
+        return (piece[..at].trim_end(), after.is_empty());
+    }
+    if annotated
+        && let Some(at) = piece.rfind(' ')
+        && padded(at + 1)
+    {
+        let tail = &piece[at + 1..];
+        let duration = !tail.is_empty()
+            && tail.len() <= 10
+            && tail.starts_with(|c: char| c.is_ascii_digit())
+            && tail.chars().all(|c| c.is_ascii_alphanumeric());
+        if duration {
+            return (piece[..at].trim_end(), false);
+        }
+    }
+    (piece, false)
+}
+
 /// Fence languages that hold shell commands.
 const SHELL_LANGUAGES: &[&str] = &[
     "bash",
@@ -1104,7 +1133,10 @@ impl Parser<'_> {
         }
         self.skipping_results = false;
         let (offset, line) = self.lines[index];
-        let mut pieces = vec![line.trim_end()];
+        // A call wrapped over lines puts its `timeout: 5m` annotation in a
+        // right-hand column, split over the lines too: cut it off each.
+        let (first, mut annotated) = cut_annotation(line.trim_end(), false);
+        let mut pieces = vec![first];
         let mut joined_to = index;
         let mut text = rest.to_owned();
         while closing_paren(&text).is_none()
@@ -1117,7 +1149,9 @@ impl Parser<'_> {
                 joined_to -= 1;
                 break;
             }
-            pieces.push(next.trim_end());
+            let (piece, still) = cut_annotation(next.trim_end(), annotated);
+            annotated = still;
+            pieces.push(piece);
             text = rest.to_owned();
             let joined = join_wrapped(&pieces, self.width);
             if let Some(at) = joined.find('(') {
@@ -2003,6 +2037,24 @@ mod tests {
             parsed.diagnostics[0]
                 .message
                 .starts_with("42 output lines were collapsed")
+        );
+    }
+
+    #[test]
+    fn a_wrapped_calls_annotation_column_is_cut_from_each_line() {
+        let text = "\u{23fa} Bash(docker-compose -f docker-compose.yml -f                timeout: \n    docker-compose.prod.yml up --build -d)                  5m\n\u{23bf}  #1 [internal] load local bake definitions\n";
+        let parsed = parse(text, 0);
+        let commands: Vec<&str> = parsed
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Command { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            commands,
+            ["docker-compose -f docker-compose.yml -f docker-compose.prod.yml up --build -d"]
         );
     }
 

@@ -829,6 +829,41 @@ fn summarize(report: &Report) -> Summary {
         };
         failed.push(line);
     }
+    // A server the agent checked and found not answering, and never saw
+    // answer since: its own log may say it is up (an engine bound to
+    // another interface, a container's port not published), but the check
+    // that counts failed. Servers already told above are not told twice.
+    for server in &report.servers {
+        let told = failed
+            .iter()
+            .any(|line| line.starts_with(&format!("server {} ", server.id + 1)));
+        let status = |check: Check| {
+            server
+                .ledger
+                .iter()
+                .find(|e| e.check == check)
+                .map(|e| (e.status, e.evidence.first()))
+        };
+        let (listing, request) = (status(Check::PortListening), status(Check::RequestAnswered));
+        let answered = [listing, request]
+            .iter()
+            .flatten()
+            .any(|(s, _)| matches!(s, LedgerStatus::Passed | LedgerStatus::Indirect));
+        let refused = [request, listing]
+            .into_iter()
+            .flatten()
+            .find(|(s, _)| *s == LedgerStatus::Failed);
+        if let (false, false, Some((_, evidence))) = (told, answered, refused) {
+            let at = evidence.map_or_else(String::new, |e| {
+                format!(" at {}:{}", e.source, e.line_start)
+            });
+            failed.push(format!(
+                "server {} ({}) did not answer the agent's check of its port{at}, and nothing since shows it answering",
+                server.id + 1,
+                server.label()
+            ));
+        }
+    }
     let unread = (!not_understood.is_empty()).then(|| {
         format!(
             "nothing was recognised in {}, so it is not covered",
@@ -1035,5 +1070,48 @@ impl ServerReport {
 impl PhaseReport {
     pub fn phase_name(&self) -> &'static str {
         self.phase.name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Verdict;
+    use crate::source::Source;
+
+    const LOG: &str = "INFO 04-26 11:42:41 [api_server.py:1034] vLLM API server version 0.8.4\n\
+INFO:     Started server process [7]\n\
+INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)\n\
+INFO:     Application startup complete.\n";
+
+    fn summary(session: &str) -> super::Summary {
+        let sources = [
+            Source::new("session.txt", session),
+            Source::new("server.log", LOG),
+        ];
+        crate::analyze(&sources).summary
+    }
+
+    /// The server's own log says it is up, but the agent's request was
+    /// refused and nothing since answered: no all-clear (checked and failed
+    /// is not checked and passed).
+    #[test]
+    fn a_refused_check_of_a_server_known_from_its_log_is_no_all_clear() {
+        let refused = "$ curl -v localhost:8000/v1/models\n\
+* connect to 127.0.0.1 port 8000 failed: Connection refused\n\
+curl: (7) Failed to connect to localhost port 8000 after 0 ms: Couldn't connect to server\n";
+        let s = summary(refused);
+        assert_eq!(s.verdict, Verdict::ServerFailed, "{}", s.headline);
+        assert!(
+            s.headline
+                .contains("did not answer the agent's check of its port at session.txt:"),
+            "{}",
+            s.headline
+        );
+
+        let answered_later = format!(
+            "{refused}$ curl -s localhost:8000/v1/models\n{{\"object\":\"list\",\"data\":[{{\"id\":\"m\",\"object\":\"model\"}}]}}\n"
+        );
+        let s = summary(&answered_later);
+        assert_eq!(s.verdict, Verdict::AllClear, "{}", s.headline);
     }
 }

@@ -42,16 +42,26 @@ fn unknown_port(timeline: &Timeline, server: &Server) -> Option<Finding> {
     if server.ready() == Some(true) || server.lifecycle.failure.is_some() || failed_start {
         return None;
     }
-    let probed = timeline.checkpoints[launch_id..].iter().any(|c| {
+    use crate::timeline::classify::Observation;
+    let same_host = |c: &&crate::timeline::Checkpoint| {
         crate::timeline::same_host(c.host.as_deref(), server.host.as_deref())
-            && c.observations.iter().any(|o| {
-                matches!(
-                    o,
-                    crate::timeline::classify::Observation::PortListing { .. }
-                        | crate::timeline::classify::Observation::Http { .. }
-                )
-            })
-    });
+    };
+    let probed = timeline.checkpoints[launch_id..]
+        .iter()
+        .filter(same_host)
+        .any(|c| {
+            c.observations
+                .iter()
+                .any(|o| matches!(o, Observation::PortListing { .. } | Observation::Http { .. }))
+        })
+        // A container listing, before or after (a stack relaunched is the
+        // same stack), shows which ports a stack publishes: none, for a
+        // bot that only polls out.
+        || timeline
+            .checkpoints
+            .iter()
+            .filter(same_host)
+            .any(|c| c.observations.contains(&Observation::Containers));
     if probed {
         return None;
     }

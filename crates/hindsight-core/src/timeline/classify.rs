@@ -469,6 +469,23 @@ pub enum Observation {
     Processes { limit: Option<u32> },
     /// GPU state (`nvidia-smi`).
     Gpus,
+    /// A container listing (`docker ps`, `docker compose ps`): the
+    /// containers running and the ports each publishes, if any.
+    Containers,
+}
+
+/// `docker ps`, `docker container ls`, `docker compose ps`,
+/// `docker-compose ps` (options before the subcommand skipped).
+fn container_listing(argv: &[String]) -> bool {
+    let words: Vec<&str> = argv[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    matches!(
+        words.as_slice(),
+        ["ps", ..] | ["container", "ls" | "list" | "ps", ..] | ["compose", "ps", ..]
+    ) || argv[0].ends_with("compose") && words.first() == Some(&"ps")
 }
 
 /// How much of a file a read shows.
@@ -550,6 +567,11 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                 }
             }
             "nvidia-smi" => found.push(Observation::Gpus),
+            "docker" | "podman" | "docker-compose" | "podman-compose"
+                if container_listing(argv) =>
+            {
+                found.push(Observation::Containers);
+            }
             "redis-cli" | "valkey-cli" | "pg_isready" | "mysqladmin" | "mariadb-admin"
             | "ollama" => {
                 found.extend(service_probe(command));

@@ -2611,12 +2611,31 @@ fn probed_servers(timeline: &mut Timeline) {
                 }
                 None => {
                     let id = timeline.servers.len();
+                    // A stack brought up on this host (`docker compose up`)
+                    // runs a server per service: a request that reaches a
+                    // new port there reaches another service of it, which
+                    // that command launched.
+                    let stack = timeline
+                        .servers
+                        .iter()
+                        .filter(|s| {
+                            here(s)
+                                && s.launch.is_some()
+                                && s.stopped_by.is_none()
+                                && s.exited.is_none()
+                                && s.program.as_deref().is_some_and(|p| p.contains("compose"))
+                        })
+                        .max_by_key(|s| s.launch)
+                        .map(|s| (s.launch, s.program.clone()));
+                    let (launch, program) = stack.unwrap_or((None, None));
                     timeline.servers.push(Server {
                         settings: ServerSettings {
                             port: Some(port),
                             ..ServerSettings::default()
                         },
-                        observed_by: vec![checkpoint_id],
+                        observed_by: launch.into_iter().chain([checkpoint_id]).collect(),
+                        launch,
+                        program,
                         ..Server::found(id, engine, host.clone())
                     });
                     id
