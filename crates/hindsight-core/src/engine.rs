@@ -237,15 +237,43 @@ const LAUNCHERS: &[&str] = &[
     "stdbuf",
 ];
 
-/// `docker run [opts] IMAGE [args]`: the engine from the image (or from a
-/// launch command given after it), the host port from `-p HOST:CONTAINER`.
-fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
-    if argv.get(1).map(String::as_str) != Some("run") {
+/// What `docker run [opts] IMAGE [args]` says before its command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DockerRun<'a> {
+    /// `-p HOST:CONTAINER` mappings, as (host, container).
+    pub published: Vec<(u16, u16)>,
+    pub entrypoint: Option<String>,
+    /// `--network host`: published ports are discarded.
+    pub host_network: bool,
+    /// `-it`, `-ti` or `-i -t`: a terminal attached.
+    pub interactive: bool,
+    /// `-d`: detached.
+    pub detached: bool,
+    /// The image, as written.
+    pub image: &'a str,
+    /// The words after the image: the command, when one is given.
+    pub rest: &'a [String],
+}
+
+/// Reads `docker run` (or `podman run`) options up to the image; `None`
+/// for another command.
+pub fn docker_run_parts(argv: &[String]) -> Option<DockerRun<'_>> {
+    if !argv
+        .first()
+        .is_some_and(|p| matches!(p.rsplit('/').next(), Some("docker" | "podman")))
+        || argv.get(1).map(String::as_str) != Some("run")
+    {
         return None;
     }
-    let mut published: Vec<(u16, u16)> = Vec::new();
-    let mut entrypoint: Option<String> = None;
-    let mut host_network = false;
+    let mut run = DockerRun {
+        published: Vec::new(),
+        entrypoint: None,
+        host_network: false,
+        interactive: false,
+        detached: false,
+        image: "",
+        rest: &[],
+    };
     let mut i = 2;
     // Options that take a value, so the image is not mistaken for one.
     const VALUED: &[&str] = &[
@@ -303,20 +331,64 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
         if matches!(flag, "-p" | "--publish")
             && let Some(mapping) = value.as_deref().and_then(port_mapping)
         {
-            published.push(mapping);
+            run.published.push(mapping);
         }
         if flag == "--entrypoint" {
-            entrypoint = value.clone();
+            run.entrypoint = value.clone();
         }
         // Host networking discards published ports (Docker says so): the
         // server is reached on its own port.
         if matches!(flag, "--network" | "--net") && value.as_deref() == Some("host") {
-            host_network = true;
+            run.host_network = true;
+        }
+        // Single-letter flags combine: `-it`, `-ti`, `-dit`; a terminal
+        // (`-t`) is what makes the run interactive.
+        if !flag.starts_with("--") && !takes_value && flag.len() > 1 {
+            let letters = &flag[1..];
+            if letters.bytes().all(|b| b.is_ascii_alphabetic()) {
+                run.interactive |= letters.contains('t');
+                run.detached |= letters.contains('d');
+            }
+        }
+        if flag == "--tty" {
+            run.interactive = true;
+        }
+        if flag == "--detach" {
+            run.detached = true;
         }
         i += if takes_value { 2 } else { 1 };
     }
-    let image = argv.get(i)?.to_ascii_lowercase();
-    let rest = argv.get(i + 1..).unwrap_or(&[]);
+    run.image = argv.get(i)?;
+    run.rest = argv.get(i + 1..).unwrap_or(&[]);
+    Some(run)
+}
+
+/// Whether a container's command is a shell (`bash`, `/bin/sh`): it opens
+/// a terminal, not a server.
+pub fn is_shell_command(rest: &[String]) -> bool {
+    rest.first().is_some_and(|first| {
+        matches!(
+            first.rsplit('/').next(),
+            Some("bash" | "sh" | "zsh" | "ash" | "fish")
+        ) && rest.len() == 1
+    })
+}
+
+/// `docker run [opts] IMAGE [args]`: the engine from the image (or from a
+/// launch command given after it), the host port from `-p HOST:CONTAINER`.
+fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
+    let run = docker_run_parts(argv)?;
+    let (published, entrypoint, host_network) = (run.published, run.entrypoint, run.host_network);
+    let rest = run.rest;
+    // An interactive shell in the container (`-it IMAGE bash`), or NGC's
+    // images run with a terminal and no command, which open a shell: no
+    // server runs until one is started inside.
+    if is_shell_command(rest)
+        || run.interactive && rest.is_empty() && run.image.starts_with("nvcr.io/nvidia/")
+    {
+        return None;
+    }
+    let image = run.image.to_ascii_lowercase();
     // `--entrypoint python3 IMAGE -m vllm.entrypoints.openai.api_server …`:
     // the container runs the entrypoint with the words after the image.
     let within = match &entrypoint {
@@ -539,6 +611,31 @@ mod tests {
 
     fn launch(s: &str) -> (Engine, ServerSettings) {
         launch_from_argv(&words(s)).expect("a launch")
+    }
+
+    /// A shell in an engine's container is no launch: one typed inside it is.
+    #[test]
+    fn a_shell_in_an_engines_container_is_no_launch() {
+        for shell in [
+            "docker run --ipc host --gpus all -p 8000:8000 -it nvcr.io/nvidia/tensorrt-llm/release",
+            "docker run -it --gpus all lmsysorg/sglang:latest bash",
+            "docker run -ti --rm vllm/vllm-openai:latest /bin/bash",
+        ] {
+            assert_eq!(launch_from_argv(&words(shell)), None, "{shell}");
+        }
+        // NIM's images and a detached engine image do serve.
+        assert!(
+            launch_from_argv(&words(
+                "docker run -d -p 8000:8000 vllm/vllm-openai --model m"
+            ))
+            .is_some()
+        );
+        assert!(
+            launch_from_argv(&words(
+                "docker run -it --gpus all -p 8000:8000 nvcr.io/nvidia/tensorrt-llm/release trtllm-serve m"
+            ))
+            .is_some()
+        );
     }
 
     #[test]

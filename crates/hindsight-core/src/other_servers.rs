@@ -350,6 +350,23 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
             default_port: false,
         });
     }
+    // `docker run -p 8088:8080 IMAGE`: an image of no known engine that
+    // publishes a port serves there (its entrypoint is the server), unless
+    // its command is a shell.
+    if let Some(run) = crate::engine::docker_run_parts(argv)
+        && let Some(&(host_port, _)) = run.published.first()
+        && !run.host_network
+        && !crate::engine::is_shell_command(run.rest)
+        && !(run.interactive && run.rest.is_empty() && run.image.starts_with("nvcr.io/nvidia/"))
+    {
+        let image = run.image.rsplit('/').next().unwrap_or(run.image);
+        let image = image.split(':').next().unwrap_or(image);
+        return Some(OtherServer {
+            program: format!("docker run {image}"),
+            port: Some(host_port),
+            default_port: false,
+        });
+    }
     let words: Vec<&str> = argv.iter().map(|w| base(w)).collect();
     let known = PROGRAMS.iter().find(|p| matches_words(&words, p.words));
     let background = command.background
@@ -745,6 +762,18 @@ mod tests {
             .expect("background gateway");
         assert_eq!(background.port, None);
         assert_eq!(server("pnpm openclaw status --verbose"), None);
+        // An image of no known engine publishing a port serves there; a
+        // shell in a container does not.
+        let image = server(
+            "docker run -p 8088:8080 --gpus all --name local-ai -ti localai/localai:latest-aio-gpu-nvidia-cuda-12",
+        )
+        .expect("docker run with a published port");
+        assert_eq!(
+            (image.program.as_str(), image.port),
+            ("docker run localai", Some(8088))
+        );
+        assert_eq!(server("docker run -it -p 8080:80 ubuntu:22.04 bash"), None);
+        assert_eq!(server("docker run --rm alpine echo hi"), None);
         // A subcommand that says it serves, with a port: a server in the
         // foreground too.
         let found = server("./target/release/blastradius dashboard --bind 127.0.0.1 --port 5321")

@@ -60,6 +60,7 @@ pub(crate) mod tests {
     /// Lines no example has, so that every pattern matches something.
     const EXTRA: &[&str] = &[
         "Ubuntu\u{ff1a} ~ $ ollama list",
+        "C:\\Users\\me>curl http://127.0.0.1:8080/models",
         "MacBook-Pro:~ me$ curl -s localhost:8000",
         "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123",
         "see https://alice:hunter22@example.com/x and ghp_abcdefghijklmnopqrstuvwxyz0123456789",

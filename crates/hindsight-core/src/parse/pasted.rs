@@ -39,6 +39,9 @@ regex!(
 // PowerShell's `PS C:\Users\me> cmd` (also `PS /home/me> cmd`, and `PS> cmd`
 // as docs and issues write it).
 regex!(PS_PROMPT, r"^PS(?: (?:[A-Za-z]:\\|/)[^>\t\n]*)?> ?(.*)$");
+// cmd.exe's `C:\Users\me>cmd` (no space after `>`), also after a conda
+// env: `(base) c:\dl>curl http://127.0.0.1:8080/models`.
+regex!(CMD_PROMPT, r#"^[A-Za-z]:\\[^<>|\t\n"]*>(.*)$"#);
 regex!(
     MSG_MARKER,
     r"(?i-u)^\[msg (\d+)\](?:\s*\[?(user|assistant|human|system|tool|ai)\]?:?)?"
@@ -122,7 +125,11 @@ pub fn prompt(line: &str) -> Option<(Option<String>, usize)> {
         rest = after.trim_start();
     }
     let skipped = line.len() - rest.len();
-    if let Some(captures) = PS_PROMPT.as_ref().and_then(|re| re.captures(rest)) {
+    if let Some(captures) = PS_PROMPT
+        .as_ref()
+        .and_then(|re| re.captures(rest))
+        .or_else(|| CMD_PROMPT.as_ref().and_then(|re| re.captures(rest)))
+    {
         let start = captures.get(1).map_or(line.len(), |m| skipped + m.start());
         return Some((None, start));
     }
@@ -581,7 +588,12 @@ impl Parser<'_> {
                 && is_bare_command(trimmed)
                 && crate::shell::parse(trimmed.trim_end().trim_end_matches('\\'))
                     .iter()
-                    .any(|c| crate::engine::launch_from_argv(&c.argv).is_some())
+                    .any(|c| {
+                        crate::engine::launch_from_argv(&c.argv).is_some()
+                            // A container run publishing a port, too.
+                            || crate::engine::docker_run_parts(&c.argv).is_some()
+                                && crate::other_servers::launch(c).is_some()
+                    })
         };
         if (self.bare_terminal || first && !self.tui_mode && self.open.is_none())
             && is_bare_command(trimmed)
@@ -2038,6 +2050,20 @@ mod tests {
                 .message
                 .starts_with("42 output lines were collapsed")
         );
+    }
+
+    #[test]
+    fn cmd_exe_prompts_are_prompts() {
+        assert_eq!(
+            prompt("C:\\Users\\me>curl http://127.0.0.1:8080/models"),
+            Some((None, 12))
+        );
+        let line = "(base) c:\\dl>curl http://127.0.0.1:8088/models";
+        let (_, start) = prompt(line).expect("a conda env before a cmd.exe prompt");
+        assert_eq!(&line[start..], "curl http://127.0.0.1:8088/models");
+        // Not a path in prose or output.
+        assert_eq!(prompt("copied to C:\\dl> done"), None);
+        assert_eq!(prompt("<C:\\dl>"), None);
     }
 
     #[test]

@@ -1674,8 +1674,18 @@ fn create_servers(timeline: &mut Timeline) {
                 Some((engine, settings)) => (engine, settings, None),
                 None => match crate::other_servers::launch(command) {
                     Some(other) => {
+                        // A container's port inside, which its own log
+                        // speaks of and a request on the host misses.
+                        let container_port = crate::engine::docker_run_parts(&command.argv)
+                            .and_then(|run| {
+                                run.published
+                                    .iter()
+                                    .find(|(host, _)| Some(*host) == other.port)
+                                    .map(|&(_, inside)| inside)
+                            });
                         let settings = ServerSettings {
                             port: other.port.filter(|_| !other.default_port),
+                            container_port,
                             ..ServerSettings::default()
                         };
                         (Engine::Unknown, settings, Some(other))
@@ -2597,8 +2607,19 @@ fn probed_servers(timeline: &mut Timeline) {
                     _ => None,
                 }
             });
+            // A request on the host to the port a container listens on
+            // inside, which it publishes as another: nothing is there, and
+            // that is no server of its own (the container's is elsewhere).
+            let inside_only = outcome != Outcome::Passed
+                && timeline.servers.iter().any(|s| {
+                    here(s)
+                        && s.launch.is_some()
+                        && s.settings.container_port == Some(port)
+                        && s.port() != Some(port)
+                });
             let id = match known {
                 Some(id) => id,
+                None if inside_only => continue,
                 // Something already listening before a launch on that port
                 // is another server (the one the launch will collide with).
                 None if launched_later && outcome != Outcome::Passed
