@@ -1415,11 +1415,14 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                 let failure = lines.iter().find(|(_, line)| is_request_failure(line));
                 // `curl -s` prints nothing when it fails; its exit code says it.
                 let exited_badly = checkpoint.exit_code.is_some_and(|code| code != 0);
-                let outcome = match (failure, lines.is_empty()) {
+                // Someone's words under a pasted command (`Is there a way to
+                // debug this?`) are no answer from the server.
+                let answered = lines.iter().any(|(_, line)| !is_narration(line));
+                let outcome = match (failure, answered) {
                     (Some(_), _) => Outcome::Failed,
                     (None, _) if exited_badly => Outcome::Failed,
-                    (None, true) => Outcome::Unknown,
-                    (None, false) => Outcome::Passed,
+                    (None, false) => Outcome::Unknown,
+                    (None, true) => Outcome::Passed,
                 };
                 let timed_out = failure.is_some_and(|(_, line)| {
                     line.contains("timed out")
@@ -1474,6 +1477,22 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
         }
     }
     checks
+}
+
+/// Whether a line under a pasted command is the paster's narration rather
+/// than what the command printed: a sentence of four words or more that
+/// starts in lower case (`and then it hangs.`) or asks a question, with
+/// none of the brackets, quotes and separators of a response.
+fn is_narration(line: &str) -> bool {
+    let text = line.trim();
+    let words = text.split_whitespace().count();
+    let sentence_end = text.ends_with(['.', '?', '!']);
+    let first = text.chars().next();
+    let structured = text.contains(['{', '}', '<', '>', '"', '=', '|', '[', ']', '\t']);
+    words >= 4
+        && sentence_end
+        && !structured
+        && (first.is_some_and(char::is_lowercase) || text.ends_with('?'))
 }
 
 /// Whether an output line is a rendering's note that there was no output.
@@ -1543,6 +1562,11 @@ fn is_request_failure(line: &str) -> bool {
         "could not connect to ollama",
         "could not connect to a running Ollama",
         "connect: connection refused",
+        // Told in words under a pasted command (`and the connection is
+        // refused.`), or in a client's own lower case.
+        "connection refused",
+        "connection is refused",
+        "connection was refused",
         "Couldn't connect",
         "curl: (",
         "Empty reply from server",
