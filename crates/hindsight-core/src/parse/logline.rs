@@ -206,10 +206,11 @@ regex!(
 );
 // Speculative decoding at work: SGLang's `accept len: 2.31`, vLLM's
 // `SpecDecoding metrics: Mean acceptance length: 3.03` and (older) `Draft
-// acceptance rate: 71.3%` / `Avg Draft acceptance rate: 65.2%`.
+// acceptance rate: 71.3%` / `Avg Draft acceptance rate: 65.2%`; SGLang's
+// responses (its warmup's too) carry `'spec_accept_length': 2.0`.
 regex!(
     ACCEPT_LEN,
-    r"(?-u)(?:accept len|[Mm]ean acceptance length|[Aa]cceptance length|(?:Avg )?Draft acceptance rate): (\d+(?:\.\d+)?)(%?)"
+    r"(?-u)(?:accept len|accept_length'?|[Mm]ean acceptance length|[Aa]cceptance length|(?:Avg )?Draft acceptance rate): (\d+(?:\.\d+)?)(%?)"
 );
 regex!(
     PY_EXCEPTION,
@@ -625,6 +626,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("exitcode=137", FAILURE),
     ("signal 9", FAILURE),
     ("EngineDead", FAILURE),
+    ("encountered a fatal error", FAILURE),
     ("initialization failed", FAILURE),
     ("Initialization failed", FAILURE),
     ("failed to start", FAILURE),
@@ -738,6 +740,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Application started", BIND),
     ("istening on", BIND),
     ("accept len:", ACCEPT),
+    ("accept_length'", ACCEPT),
     ("acceptance length:", ACCEPT),
     ("acceptance rate:", ACCEPT),
     ("draft acceptance = ", ACCEPT),
@@ -1356,6 +1359,8 @@ fn failure(message: &str) -> Option<FailureKind> {
         return Some(FailureKind::Killed);
     }
     if has("EngineDeadError")
+        // vLLM V1's engine core dying while it serves, above its traceback.
+        || has("EngineCore encountered a fatal error")
         || has("Engine core initialization failed")
         || has("EngineCore failed to start")
         || has("WorkerProc failed to start")
@@ -1804,6 +1809,7 @@ const RARE_LITERALS: &[&str] = &[
     "bind",
     "illed",
     "xception",
+    "atal error",
 ];
 
 /// The rare literals of servers that are not inference engines (see
@@ -2459,6 +2465,9 @@ mod tests {
         assert_ne!(classify(none).signal, Some(Signal::DraftAccepting));
         let rate = "draft acceptance rate = 0.78788 (   26 accepted /    33 generated)";
         assert_eq!(classify(rate).signal, Some(Signal::DraftAccepting));
+        // SGLang's response metadata, its warmup's included.
+        let meta = "[2025-11-05 16:35:02] End of prefill disaggregation mode warmup with status 200, resp: [{'meta_info': {'spec_accept_rate': 0.33, 'spec_accept_length': 2.0, 'spec_verify_ct': 4}}]";
+        assert_eq!(classify(meta).signal, Some(Signal::DraftAccepting));
         let mtp =
             "0.21.139.426 I common_speculative_init: adding speculative implementation 'draft-mtp'";
         assert!(matches!(
@@ -2976,6 +2985,12 @@ mod tests {
         );
         assert_eq!(
             kind("vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue."),
+            Some(FailureKind::EngineDied)
+        );
+        assert_eq!(
+            kind(
+                "(EngineCore_DP3 pid=40) ERROR 12-26 16:50:20 [core.py:868] EngineCore encountered a fatal error."
+            ),
             Some(FailureKind::EngineDied)
         );
         assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
