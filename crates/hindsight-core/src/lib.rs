@@ -119,6 +119,7 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
         .collect();
     // The timeline takes the events: their outputs move into it.
     let timeline = timeline::build(&prepared_refs, parsed);
+    let facts = facts::read(&timeline);
     let findings = rules::run(&timeline, config);
     // A command that holds characters a reader cannot see (a bidi override,
     // a zero-width space) ran as something other than what it shows.
@@ -147,5 +148,5 @@ pub fn analyze_with(sources: &[Source], config: &Config) -> Report {
         ));
     }
     let diagnostics = diagnostic::cap_repeated(diagnostics);
-    report::build(&prepared_refs, timeline, &findings, &diagnostics)
+    report::build(&prepared_refs, timeline, facts, &findings, &diagnostics)
 }

@@ -10,6 +10,31 @@ pub mod ledger;
 
 use crate::timeline::{Checkpoint, Server, Timeline};
 
+/// The facts of one analysis, read once from its timeline: every
+/// checkpoint's ledger (a build's result and product, a kill's GPUs) and
+/// every server's, by id. The report shows them as they are.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub checkpoints: Vec<Vec<ledger::LedgerEntry>>,
+    pub servers: Vec<Vec<ledger::LedgerEntry>>,
+}
+
+/// Reads the facts of a timeline.
+pub fn read(timeline: &Timeline) -> Facts {
+    Facts {
+        checkpoints: timeline
+            .checkpoints
+            .iter()
+            .map(|c| ledger::for_checkpoint(timeline, c))
+            .collect(),
+        servers: timeline
+            .servers
+            .iter()
+            .map(|s| ledger::for_server(timeline, s))
+            .collect(),
+    }
+}
+
 /// The checkpoints that looked at a server: its launch, when its output
 /// shows anything, and those after it.
 pub fn observers<'t>(

@@ -482,6 +482,7 @@ fn cap_line_length(text: &str) -> String {
 pub fn build(
     sources: &[&Source],
     mut timeline: Timeline,
+    facts: crate::facts::Facts,
     findings: &[Finding],
     diagnostics: &[Diagnostic],
 ) -> Report {
@@ -490,11 +491,14 @@ pub fn build(
         timeline: &timeline,
     };
     let timeline_ref = &timeline;
-    // Everything that reads across checkpoints comes first.
-    let ledgers: Vec<Vec<LedgerReport>> = timeline
-        .checkpoints
-        .iter()
-        .map(|c| b.ledger(crate::facts::ledger::for_checkpoint(timeline_ref, c)))
+    // The ledgers were read before the rules ran, once.
+    let crate::facts::Facts {
+        checkpoints: checkpoint_facts,
+        servers: mut server_facts,
+    } = facts;
+    let ledgers: Vec<Vec<LedgerReport>> = checkpoint_facts
+        .into_iter()
+        .map(|entries| b.ledger(entries))
         .collect();
     let mut report = Report {
         version: REPORT_VERSION,
@@ -625,7 +629,12 @@ pub fn build(
                         .map(|f| failure(f.kind, f.span, f.port))
                         .collect(),
                     last_line: s.lifecycle.last_line.map(|span| b.evidence(span)),
-                    ledger: b.ledger(crate::facts::ledger::for_server(timeline_ref, s)),
+                    ledger: b.ledger(
+                        server_facts
+                            .get_mut(s.id)
+                            .map(std::mem::take)
+                            .unwrap_or_default(),
+                    ),
                 }
             })
             .collect(),
