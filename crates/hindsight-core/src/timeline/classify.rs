@@ -208,7 +208,73 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
     if VERIFY_PROGRAMS.contains(&program) || powershell_look(program).is_some() {
         return CheckpointKind::Verify;
     }
+    if opened_local_url(argv).is_some() {
+        return CheckpointKind::Verify;
+    }
     CheckpointKind::Other
+}
+
+/// Programs that name a URL without asking it: printing, configuring,
+/// fetching code.
+const URL_NOT_ASKED: &[&str] = &[
+    "echo",
+    "printf",
+    "export",
+    "set",
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "pip",
+    "pip3",
+    "uv",
+    "docker",
+    "kubectl",
+    "ngrok",
+    "cloudflared",
+    "ssh",
+    "scp",
+    "rsync",
+    "sed",
+    "grep",
+    "rg",
+    "cat",
+    "tee",
+    "env",
+    "source",
+    "cd",
+    "ls",
+    "mkdir",
+    "cp",
+    "mv",
+    "rm",
+    "touch",
+];
+
+/// A local server's URL given to a program as its own argument (not a
+/// flag's value): `chromium --headless --screenshot=a.png
+/// http://localhost:3000`, `agent-browser open http://localhost:5175/`,
+/// `python smoke.py http://127.0.0.1:8000`: the program asks that server.
+fn opened_local_url(argv: &[String]) -> Option<Observation> {
+    let program = argv.first()?;
+    let program = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    if URL_NOT_ASKED.contains(&program) {
+        return None;
+    }
+    argv.iter().enumerate().skip(1).find_map(|(at, word)| {
+        let value_of_flag = argv[at - 1].starts_with('-') && !argv[at - 1].contains('=');
+        if value_of_flag || !(word.starts_with("http://") || word.starts_with("https://")) {
+            return None;
+        }
+        match http_target(word)? {
+            Observation::Http { host, port, url }
+                if port.is_some() && (crate::timeline::is_local(&host) || host == "0.0.0.0") =>
+            {
+                Some(Observation::Http { url, host, port })
+            }
+            _ => None,
+        }
+    })
 }
 
 /// Whether a path names a script (by its extension) that installs or builds.
@@ -631,7 +697,8 @@ pub fn observations(commands: &[SimpleCommand]) -> Vec<Observation> {
                 Some(PowerShellLook::Processes) => {
                     found.push(Observation::Processes { limit: None })
                 }
-                Some(PowerShellLook::Read) | None => {}
+                Some(PowerShellLook::Read) => {}
+                None => found.extend(opened_local_url(argv)),
             },
         }
     }
@@ -916,6 +983,39 @@ mod tests {
             python_imports("import sgl_kernel; print(1)"),
             ["sgl_kernel"]
         );
+    }
+
+    /// A program opening a local server's URL asks it; naming a URL to
+    /// print, configure or tunnel does not.
+    #[test]
+    fn a_program_opening_a_local_url_asks_it() {
+        use CheckpointKind::*;
+        assert_eq!(
+            kind("chromium --headless --no-sandbox --screenshot=a.png http://localhost:8791/"),
+            [Verify]
+        );
+        assert_eq!(
+            kind("d3k agent-browser open 'http://localhost:5175/screen?stage=idle'"),
+            [Verify]
+        );
+        let seen = observations(&parse("vbrt shot http://localhost:8791 --label after"));
+        assert!(
+            matches!(
+                seen.as_slice(),
+                [Observation::Http {
+                    port: Some(8791),
+                    ..
+                }]
+            ),
+            "{seen:?}"
+        );
+        assert_eq!(kind("echo http://localhost:3000"), [Other]);
+        assert_eq!(
+            kind("git remote add local http://localhost:3000/r.git"),
+            [Other]
+        );
+        assert_eq!(kind("my-tool --endpoint http://localhost:3000"), [Other]);
+        assert_eq!(kind("xdg-open https://example.com:8443/"), [Other]);
     }
 
     #[test]

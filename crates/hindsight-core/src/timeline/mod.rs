@@ -3039,7 +3039,7 @@ fn is_loopback(host: &str) -> bool {
 
 /// A host of the operator's own network: loopback, a private address, a
 /// bare host name or a `.local`/`.internal` one.
-fn is_local(host: &str) -> bool {
+pub(crate) fn is_local(host: &str) -> bool {
     let host = host.trim_matches(['[', ']']).to_ascii_lowercase();
     let private_v4 = {
         let parts: Vec<u8> = host.split('.').filter_map(|p| p.parse().ok()).collect();
