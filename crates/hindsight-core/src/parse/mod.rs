@@ -7,6 +7,7 @@
 pub mod aider;
 pub mod claude_code;
 pub mod claude_export;
+pub mod claude_vscode;
 pub mod cline_export;
 pub mod codex;
 pub mod codex_text;
@@ -446,6 +447,7 @@ fn parse_format(text: &str, id: SourceId, format: Format) -> Parsed {
     match format {
         Format::PastedText if claude_export::looks_like(text) => claude_export::parse(text, id),
         Format::PastedText if codex_text::looks_like(text) => codex_text::parse(text, id),
+        Format::PastedText if claude_vscode::looks_like(text) => claude_vscode::parse(text, id),
         Format::PastedText if cline_export::looks_like(text) => cline_export::parse(text, id),
         Format::PastedText if gemini_text::looks_like(text) => gemini_text::parse(text, id),
         Format::PastedText => pasted::parse(text, id),

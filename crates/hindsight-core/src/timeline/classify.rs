@@ -70,6 +70,8 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         "mvn" | "gradle" | "./gradlew" | "gradlew" | "./mvnw" | "mvnw" => {
             return CheckpointKind::Build;
         }
+        // `kill -0 PID` sends no signal: it asks whether the process lives.
+        "kill" if argv.iter().any(|a| a == "-0") => return CheckpointKind::Verify,
         "kill" | "pkill" | "killall" | "skill" | "taskkill" | "Stop-Process" | "stop-process" => {
             return CheckpointKind::Kill;
         }
@@ -1032,6 +1034,11 @@ mod tests {
             [Kill, Kill, Kill]
         );
         assert_eq!(kind("systemctl stop vllm"), [Kill]);
+        assert_eq!(
+            kind("kill -0 4242"),
+            [Verify],
+            "signal 0 asks, it does not kill"
+        );
         assert_eq!(kind("python -m sglang.launch_server --port 1"), [Launch]);
         assert_eq!(kind("sleep 30; tail -5 x.log"), [Wait, Verify]);
         assert_eq!(kind("python -c 'import sgl_kernel'"), [Verify]);
