@@ -189,7 +189,16 @@ pub fn port_view(timeline: &Timeline, server: &Server) -> PortView {
                     .host
                     .as_deref()
                     .is_some_and(|h| same_host(Some(h), Some(target)));
-                if !(local && here || remote) {
+                // A server binding every interface answers at this
+                // machine's own address too (the timeline linked the
+                // request to it only when no other server is there).
+                let wildcard = here
+                    && server
+                        .settings
+                        .bind_host
+                        .as_deref()
+                        .is_some_and(|b| matches!(b, "0.0.0.0" | "::" | "[::]" | "*"));
+                if !(local && here || remote || wildcard) {
                     continue;
                 }
             } else if !here {

@@ -1100,6 +1100,19 @@ INFO:     Application startup complete.\n";
         crate::analyze(&sources).summary
     }
 
+    /// A request to this machine's own address reaches the server launched
+    /// here on every interface: it is that server's check, no new server.
+    #[test]
+    fn a_request_to_the_machines_address_reaches_a_server_on_every_interface() {
+        let session = "OLLAMA_HOST=0.0.0.0:1234 ollama serve\n\
+curl -X POST http://192.168.1.20:1234/api/generate -d '{\"model\": \"m\", \"prompt\": \"hi\"}'\n\
+{\"model\":\"m\",\"response\":\"Hello\",\"done\":true}\n";
+        let report = crate::analyze(&[Source::new("session.txt", session)]);
+        let ports: Vec<Option<u16>> = report.servers.iter().map(|s| s.port).collect();
+        assert_eq!(ports, [Some(1234)]);
+        assert!(report.findings.is_empty(), "{:?}", report.findings);
+    }
+
     /// The server's own log says it is up, but the agent's request was
     /// refused and nothing since answered: no all-clear (checked and failed
     /// is not checked and passed).

@@ -2598,6 +2598,33 @@ fn probed_servers(timeline: &mut Timeline) {
                 .filter(|s| here(s) && s.port() == Some(port))
                 .max_by_key(|s| s.first_seen())
                 .map(|s| s.id);
+            // A request to this machine's own address (`curl
+            // http://192.168.1.20:1234/…`, or a pasted `ipaddress`) reaches
+            // a server launched here that binds every interface on that
+            // port, when no server is known at that address.
+            let known = known.or_else(|| {
+                let target_elsewhere =
+                    host.is_some() && host != timeline.checkpoints[checkpoint_id].host;
+                if !target_elsewhere || !is_request(&timeline.checkpoints[checkpoint_id], port) {
+                    return None;
+                }
+                let mut wildcard = timeline.servers.iter().filter(|s| {
+                    s.launch.is_some_and(|l| l <= checkpoint_id)
+                        && s.port() == Some(port)
+                        && same_host(
+                            s.host.as_deref(),
+                            timeline.checkpoints[checkpoint_id].host.as_deref(),
+                        )
+                        && s.settings
+                            .bind_host
+                            .as_deref()
+                            .is_some_and(|b| matches!(b, "0.0.0.0" | "::" | "[::]" | "*"))
+                });
+                match (wildcard.next(), wildcard.next()) {
+                    (Some(only), None) => Some(only.id),
+                    _ => None,
+                }
+            });
             // A check before the launch on that port that found it free is
             // not a server of its own; nor is a listing that found nothing.
             let launched_later = timeline.servers.iter().any(|s| {
