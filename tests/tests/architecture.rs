@@ -85,7 +85,10 @@ fn paths(code: &str) -> Vec<Vec<String>> {
             }
             segments.push(code[start..i].to_owned());
             if bytes[i..].starts_with(b"::{") {
-                let close = memchr_close(&bytes[i..]).map_or(bytes.len(), |c| i + c);
+                let close = bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'}')
+                    .map_or(bytes.len(), |c| i + c);
                 for item in code[i + 3..close].split(',') {
                     let first = item.trim().split("::").next().unwrap_or("").trim();
                     let first = first.split_whitespace().next().unwrap_or("");
@@ -108,11 +111,6 @@ fn paths(code: &str) -> Vec<Vec<String>> {
         at = i.max(at + 1);
     }
     out
-}
-
-/// Where the first `}` is (a brace group's end).
-fn memchr_close(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'}')
 }
 
 /// The module a path names, relative to module `from`: the deepest module

@@ -247,8 +247,6 @@ pub struct DockerRun<'a> {
     pub host_network: bool,
     /// `-it`, `-ti` or `-i -t`: a terminal attached.
     pub interactive: bool,
-    /// `-d`: detached.
-    pub detached: bool,
     /// The image, as written.
     pub image: &'a str,
     /// The words after the image: the command, when one is given.
@@ -270,7 +268,6 @@ pub fn docker_run_parts(argv: &[String]) -> Option<DockerRun<'_>> {
         entrypoint: None,
         host_network: false,
         interactive: false,
-        detached: false,
         image: "",
         rest: &[],
     };
@@ -347,14 +344,10 @@ pub fn docker_run_parts(argv: &[String]) -> Option<DockerRun<'_>> {
             let letters = &flag[1..];
             if letters.bytes().all(|b| b.is_ascii_alphabetic()) {
                 run.interactive |= letters.contains('t');
-                run.detached |= letters.contains('d');
             }
         }
         if flag == "--tty" {
             run.interactive = true;
-        }
-        if flag == "--detach" {
-            run.detached = true;
         }
         i += if takes_value { 2 } else { 1 };
     }
@@ -363,31 +356,31 @@ pub fn docker_run_parts(argv: &[String]) -> Option<DockerRun<'_>> {
     Some(run)
 }
 
-/// Whether a container's command is a shell (`bash`, `/bin/sh`): it opens
-/// a terminal, not a server.
-pub fn is_shell_command(rest: &[String]) -> bool {
-    rest.first().is_some_and(|first| {
-        matches!(
-            first.rsplit('/').next(),
-            Some("bash" | "sh" | "zsh" | "ash" | "fish")
-        ) && rest.len() == 1
-    })
+impl DockerRun<'_> {
+    /// Whether the container opens a shell rather than a server: its
+    /// command is one (`-it IMAGE bash`), or it is one of NGC's images
+    /// (`nvcr.io/nvidia/…`, which start a shell) run with a terminal and no
+    /// command. No server runs until one is started inside.
+    pub fn opens_shell(&self) -> bool {
+        let shell_command = self.rest.len() == 1
+            && matches!(
+                self.rest[0].rsplit('/').next(),
+                Some("bash" | "sh" | "zsh" | "ash" | "fish")
+            );
+        shell_command
+            || self.interactive && self.rest.is_empty() && self.image.starts_with("nvcr.io/nvidia/")
+    }
 }
 
 /// `docker run [opts] IMAGE [args]`: the engine from the image (or from a
 /// launch command given after it), the host port from `-p HOST:CONTAINER`.
 fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
     let run = docker_run_parts(argv)?;
-    let (published, entrypoint, host_network) = (run.published, run.entrypoint, run.host_network);
-    let rest = run.rest;
-    // An interactive shell in the container (`-it IMAGE bash`), or NGC's
-    // images run with a terminal and no command, which open a shell: no
-    // server runs until one is started inside.
-    if is_shell_command(rest)
-        || run.interactive && rest.is_empty() && run.image.starts_with("nvcr.io/nvidia/")
-    {
+    if run.opens_shell() {
         return None;
     }
+    let (published, entrypoint, host_network) = (run.published, run.entrypoint, run.host_network);
+    let rest = run.rest;
     let image = run.image.to_ascii_lowercase();
     // `--entrypoint python3 IMAGE -m vllm.entrypoints.openai.api_server …`:
     // the container runs the entrypoint with the words after the image.

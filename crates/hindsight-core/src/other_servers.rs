@@ -356,8 +356,7 @@ pub fn launch(command: &SimpleCommand) -> Option<OtherServer> {
     if let Some(run) = crate::engine::docker_run_parts(argv)
         && let Some(&(host_port, _)) = run.published.first()
         && !run.host_network
-        && !crate::engine::is_shell_command(run.rest)
-        && !(run.interactive && run.rest.is_empty() && run.image.starts_with("nvcr.io/nvidia/"))
+        && !run.opens_shell()
     {
         let image = run.image.rsplit('/').next().unwrap_or(run.image);
         let image = image.split(':').next().unwrap_or(image);

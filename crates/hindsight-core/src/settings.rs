@@ -109,6 +109,14 @@ impl ServerSettings {
         self.stated_ranks().unwrap_or(1)
     }
 
+    /// Whether it binds every interface (`--host 0.0.0.0`, `OLLAMA_HOST=
+    /// 0.0.0.0:1234`): it answers at each of the machine's addresses.
+    pub fn binds_every_interface(&self) -> bool {
+        self.bind_host
+            .as_deref()
+            .is_some_and(|b| matches!(b, "0.0.0.0" | "::" | "[::]" | "*"))
+    }
+
     /// Whether a separate draft model (or built-in MTP head) must load.
     pub fn is_speculative(&self) -> bool {
         loads_drafter(

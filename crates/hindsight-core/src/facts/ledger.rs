@@ -61,18 +61,6 @@ pub enum Check {
 }
 
 impl Check {
-    pub const ALL: [Check; 9] = [
-        Check::PortListening,
-        Check::RequestAnswered,
-        Check::ReadinessLine,
-        Check::DrafterLoaded,
-        Check::AllRanksUp,
-        Check::ErrorsScanned,
-        Check::BuildSucceeded,
-        Check::ProductChecked,
-        Check::GpusFreed,
-    ];
-
     /// The name the report writes (`port-listening`).
     pub fn name(self) -> &'static str {
         match self {
@@ -192,12 +180,7 @@ pub fn port_view(timeline: &Timeline, server: &Server) -> PortView {
                 // A server binding every interface answers at this
                 // machine's own address too (the timeline linked the
                 // request to it only when no other server is there).
-                let wildcard = here
-                    && server
-                        .settings
-                        .bind_host
-                        .as_deref()
-                        .is_some_and(|b| matches!(b, "0.0.0.0" | "::" | "[::]" | "*"));
+                let wildcard = here && server.settings.binds_every_interface();
                 if !(local && here || remote || wildcard) {
                     continue;
                 }

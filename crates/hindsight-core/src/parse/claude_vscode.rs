@@ -110,10 +110,9 @@ pub fn looks_like(text: &str) -> bool {
     calls >= 2 && outs >= 1
 }
 
-/// The value of a top-level string field in a tool's JSON input.
-fn json_field(input: &str, key: &str) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(input.trim()).ok()?;
-    value.get(key)?.as_str().map(str::to_owned)
+/// A tool's JSON input (`{"task_id": "…"}`), when it is JSON.
+fn json_input(input: &str) -> Option<serde_json::Value> {
+    serde_json::from_str(input.trim()).ok()
 }
 
 /// Reads the rendering into prose, commands and their outputs.
@@ -163,12 +162,18 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                 }
             }
             let result = output.join("\n");
+            // The background shell a stop or poll names.
+            let shell = || {
+                json_input(&input)
+                    .and_then(|v| super::claude_code::shell_id(&v).map(str::to_owned))
+                    .unwrap_or_default()
+            };
             let command = match tool {
-                "Monitor" => json_field(&input, "command"),
+                "Monitor" => {
+                    json_input(&input).and_then(|v| v.get("command")?.as_str().map(str::to_owned))
+                }
                 "TaskStop" | "KillShell" | "KillBash" => {
-                    let id = json_field(&input, "task_id")
-                        .or_else(|| json_field(&input, "shell_id"))
-                        .unwrap_or_default();
+                    let id = shell();
                     // Only a shell the session started: a monitor's task
                     // stopped is no server's.
                     shells
@@ -176,9 +181,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
                         .then(|| format!("{} {id}", super::claude_code::KILL_SHELL))
                 }
                 "BashOutput" | "TaskOutput" => {
-                    let id = json_field(&input, "bash_id")
-                        .or_else(|| json_field(&input, "task_id"))
-                        .unwrap_or_default();
+                    let id = shell();
                     Some(format!("{} {id}", super::claude_code::SHELL_OUTPUT))
                 }
                 _ => Some(input.clone()),

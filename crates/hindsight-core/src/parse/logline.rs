@@ -152,16 +152,6 @@ impl std::fmt::Display for FailureKind {
 }
 
 impl FailureKind {
-    pub const ALL: [FailureKind; 7] = [
-        FailureKind::OutOfMemory,
-        FailureKind::Nccl,
-        FailureKind::AddressInUse,
-        FailureKind::EngineDied,
-        FailureKind::Exception,
-        FailureKind::ChildFailed,
-        FailureKind::Killed,
-    ];
-
     /// The name the report writes (`cuda-oom`), the same as its JSON.
     pub fn name(self) -> &'static str {
         match self {

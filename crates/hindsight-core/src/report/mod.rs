@@ -790,8 +790,11 @@ fn summarize(report: &Report) -> Summary {
     // One line per replacement: "servers 1, 2 and 3 (uvicorn port 8081)
     // failed and server 4 replaced them, up".
     let mut failed: Vec<String> = Vec::new();
+    // The servers those lines name, so none is told twice below.
+    let mut told: Vec<usize> = Vec::new();
     let mut by_replacement: Vec<(usize, Vec<&ServerReport>)> = Vec::new();
     for server in failed_servers {
+        told.push(server.id);
         match replacement(server) {
             Some(by) => match by_replacement.iter_mut().find(|(id, _)| *id == by.id) {
                 Some((_, group)) => group.push(server),
@@ -842,10 +845,7 @@ fn summarize(report: &Report) -> Summary {
     // answer since: its own log may say it is up (an engine bound to
     // another interface, a container's port not published), but the check
     // that counts failed. Servers already told above are not told twice.
-    for server in &report.servers {
-        let told = failed
-            .iter()
-            .any(|line| line.starts_with(&format!("server {} ", server.id + 1)));
+    for server in report.servers.iter().filter(|s| !told.contains(&s.id)) {
         let status = |check: Check| {
             server
                 .ledger
@@ -862,7 +862,7 @@ fn summarize(report: &Report) -> Summary {
             .into_iter()
             .flatten()
             .find(|(s, _)| *s == LedgerStatus::Failed);
-        if let (false, false, Some((_, evidence))) = (told, answered, refused) {
+        if let (false, Some((_, evidence))) = (answered, refused) {
             let at = evidence.map_or_else(String::new, |e| {
                 format!(" at {}:{}", e.source, e.line_start)
             });

@@ -2615,10 +2615,7 @@ fn probed_servers(timeline: &mut Timeline) {
                             s.host.as_deref(),
                             timeline.checkpoints[checkpoint_id].host.as_deref(),
                         )
-                        && s.settings
-                            .bind_host
-                            .as_deref()
-                            .is_some_and(|b| matches!(b, "0.0.0.0" | "::" | "[::]" | "*"))
+                        && s.settings.binds_every_interface()
                 });
                 match (wildcard.next(), wildcard.next()) {
                     (Some(only), None) => Some(only.id),
