@@ -259,13 +259,8 @@ pub fn score(label: &Value, report: &Value) -> Score {
         }
     }
 
-    // Checkpoints: the agent's actions in transcripts. A command at the
-    // head of a log is read for its server's settings, not as an action.
-    let is_log = |file: &str| {
-        label["formats"][file]
-            .as_str()
-            .is_some_and(|f| f.ends_with("-log"))
-    };
+    // Checkpoints: the actions in transcripts, and the launch command
+    // pasted above a log (someone ran it to start the server).
     let checkpoints = array(&report["checkpoints"]);
     if let Some(labelled) = label["checkpoints"].as_array() {
         let mut used = vec![false; checkpoints.len()];
@@ -273,9 +268,6 @@ pub fn score(label: &Value, report: &Value) -> Score {
             let Some(at) = place(&expected["at"]) else {
                 continue;
             };
-            if is_log(&at.0) {
-                continue;
-            }
             let kind = &expected["kind"];
             let found = checkpoints
                 .iter()

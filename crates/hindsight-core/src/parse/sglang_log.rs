@@ -48,6 +48,9 @@ pub fn prefix(line: &str) -> Option<Prefix> {
     if !line.starts_with('[') {
         return None;
     }
+    if let Some(found) = gpu_id_prefix(line) {
+        return Some(found);
+    }
     // Most lines of a long log take the hand-written reader (tens of ns
     // instead of a regex capture's hundreds); it accepts exactly what the
     // pattern accepts, and anything else goes to the pattern.
@@ -64,6 +67,24 @@ pub fn prefix(line: &str) -> Option<Prefix> {
             .map(str::to_owned),
         aux_rank: None,
         message: c.get(0).map_or(0, |m| m.end()),
+        engine: Some(Engine::Sglang),
+    })
+}
+
+/// `[gpu_id=2] `: the prefix of SGLang's scheduler processes in 2024
+/// (v0.2–v0.3), one per tensor-parallel rank, before the logger's `TPn`.
+fn gpu_id_prefix(line: &str) -> Option<Prefix> {
+    let rest = line.strip_prefix("[gpu_id=")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let after = rest.get(digits..)?.strip_prefix(']')?;
+    if digits == 0 {
+        return None;
+    }
+    Some(Prefix {
+        time: None,
+        rank: Some(format!("TP{}", &rest[..digits])),
+        aux_rank: None,
+        message: line.len() - after.trim_start_matches(' ').len(),
         engine: Some(Engine::Sglang),
     })
 }
@@ -295,6 +316,14 @@ mod tests {
     fn old_and_short_time_formats() {
         let p = prefix("[12-27 11:24:23 TP1] x").expect("a prefix");
         assert_eq!(p.rank.as_deref(), Some("TP1"));
+        // SGLang 2024's per-rank prefix.
+        let p = prefix("[gpu_id=3] Memory pool end. avail mem=8.07 GB").expect("a prefix");
+        assert_eq!(p.rank.as_deref(), Some("TP3"));
+        assert_eq!(
+            &"[gpu_id=3] Memory pool end."[p.message..],
+            "Memory pool end."
+        );
+        assert!(prefix("[gpu_id=] x").is_none() && prefix("[gpu_id=3 x").is_none());
         assert!(prefix("[11:24:23] x").is_some());
         assert!(prefix("[GIN] 2026/04/10").is_none());
     }

@@ -555,7 +555,7 @@ pub fn build(
                         .log_source
                         .and_then(|id| timeline.sources.get(id))
                         .map(|info| info.name.clone()),
-                    launch_checkpoint: s.launch,
+                    launch_checkpoint: s.launch.or(s.pasted_launch),
                     ready: s.ready(),
                     drafter_loaded: s.drafter_loaded(),
                     ranks_expected: s.ranks_expected().map(|(ranks, _)| ranks),

@@ -653,6 +653,10 @@ pub struct Server {
     pub log_path: Option<String>,
     /// The launch checkpoint, when the transcript has one.
     pub launch: Option<usize>,
+    /// The launch pasted above its log file: someone ran it outside the
+    /// session, so no check of the agent's is owed for it, and the rules,
+    /// which judge what the agent launched, never see it as `launch`.
+    pub pasted_launch: Option<usize>,
     /// The log source linked to this server, when one was given.
     pub log_source: Option<SourceId>,
     /// What the log (or, without a log, the agent's view) shows.
@@ -689,6 +693,7 @@ impl Server {
             settings: ServerSettings::default(),
             log_path: None,
             launch: None,
+            pasted_launch: None,
             log_source: None,
             lifecycle: Lifecycle::new(engine),
             observed_by: Vec::new(),
@@ -990,7 +995,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
         name: None,
         service: None,
     }));
-    link_logs(&mut timeline, &logs);
+    link_logs(&mut timeline, sources, &logs);
     attribute_observations(&mut timeline);
     read_log_servers(&mut timeline);
     probed_servers(&mut timeline);
@@ -1679,6 +1684,7 @@ fn create_servers(timeline: &mut Timeline) {
                     .find_map(|c| c.stdout_path())
                     .map(str::to_owned),
                 launch: Some(checkpoint.id),
+                pasted_launch: None,
                 log_source: None,
                 lifecycle: Lifecycle::new(Engine::Unknown),
                 observed_by: Vec::new(),
@@ -1770,6 +1776,7 @@ fn create_servers(timeline: &mut Timeline) {
                 settings,
                 log_path: command.stdout_path().or(teed).map(str::to_owned),
                 launch: Some(checkpoint.id),
+                pasted_launch: None,
                 log_source: None,
                 lifecycle: Lifecycle::new(engine),
                 observed_by: Vec::new(),
@@ -2125,7 +2132,7 @@ fn split_services(
 /// only unlinked server of that engine, or the one whose port or model the
 /// log names); a log nobody launched in the transcript becomes a server of
 /// its own.
-fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
+fn link_logs(timeline: &mut Timeline, sources: &[&Source], logs: &[LogInput<'_>]) {
     // First every log whose name matches a launch's redirect, so that the
     // order of the inputs never lets a fallback take another log's server.
     let mut links: Vec<(&LogInput<'_>, Option<usize>)> = Vec::new();
@@ -2189,6 +2196,17 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
                             log_path: log.name.map(str::to_owned),
                             ..Server::found(id, log_engine, None)
                         });
+                        // The command pasted above a log file is its launch,
+                        // run by whoever pasted it. (In a transcript's pasted
+                        // stretch the transcript's reader already made it a
+                        // checkpoint, when it is one.)
+                        if log.name.is_some()
+                            && let Some(span) = head_launch_span(log.parsed)
+                            && let Some(source) = sources.get(log.source)
+                        {
+                            timeline.servers[id].pasted_launch =
+                                Some(pasted_launch(timeline, source, span));
+                        }
                         id
                     }
                 }
@@ -2226,6 +2244,62 @@ fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
         let from_log = server.lifecycle.settings.clone();
         server.settings.merge_missing(&from_log);
     }
+}
+
+/// Where the command pasted above a log is.
+fn head_launch_span(log: &Parsed) -> Option<Span> {
+    log.events.iter().find_map(|event| match &event.kind {
+        EventKind::Log(LogLine {
+            signal: Some(Signal::Launch(_)),
+            ..
+        }) => Some(event.span),
+        _ => None,
+    })
+}
+
+/// A launch checkpoint for the command at `span` of a log file: typed by a
+/// person (no agent ran it), its output the log below it.
+fn pasted_launch(timeline: &mut Timeline, source: &Source, span: Span) -> usize {
+    let text = source.text.get(span.start..span.end).unwrap_or_default();
+    // Wrapped flags (`\` at line ends, flags on lines of their own) are one
+    // command; a prompt before it is not part of it.
+    let command = text
+        .lines()
+        .map(|line| {
+            // A Markdown quote's `>` (an issue quoting the command).
+            let line = line.trim();
+            let line = line.strip_prefix('>').unwrap_or(line).trim();
+            let line = crate::parse::pasted::prompt(line).map_or(line, |(_, start)| &line[start..]);
+            line.strip_suffix('\\').unwrap_or(line).trim()
+        })
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let commands = shell::parse(&command);
+    let observations = classify::observations(&commands);
+    let id = timeline.checkpoints.len();
+    timeline.checkpoints.push(Checkpoint {
+        id,
+        kind: CheckpointKind::Launch,
+        host: commands.iter().find_map(|c| c.host.clone()),
+        command,
+        time: None,
+        message: None,
+        span,
+        output: None,
+        commands,
+        observations,
+        seen: Seen::default(),
+        port_checks: Vec::new(),
+        log_windows: Vec::new(),
+        by_human: true,
+        by_subagent: false,
+        background: false,
+        exit_code: None,
+        is_error: false,
+        decoded: false,
+    });
+    id
 }
 
 /// The command pasted above a log, if its parser found one.
