@@ -234,6 +234,7 @@ fn the_seed_in_claude_code_and_codex_formats_gives_the_same_checkpoints_and_find
     for (case, format) in [
         ("seed-claude-code", "claude-code-jsonl"),
         ("seed-codex", "codex-rollout"),
+        ("seed-pi", "pi-session"),
     ] {
         let report = analyze(&sources(&root.join(case)));
         let transcript = report
@@ -338,6 +339,10 @@ fn every_input_format_is_detected_from_its_first_bytes() {
         (
             "gemini-cli-vllm-ps-only/session-2025-11-14T14-01-4f0c2a91.json",
             "gemini-cli-session",
+        ),
+        (
+            "seed-pi/2026-02-11T22-10-00-000Z_0199a6c2-5e1b-7c3d-9a8f-1b2c3d4e5f61.jsonl",
+            "pi-session",
         ),
     ];
     for (file, format) in expected {

@@ -22,6 +22,8 @@ pub enum Format {
     /// A Codex TUI session recording (`CODEX_TUI_RECORD_SESSION=1`, JSONL
     /// of `dir`/`kind`/`payload` records).
     CodexTuiRecording,
+    /// A pi coding agent session (`~/.pi/agent/sessions/…/*.jsonl`).
+    PiSession,
     /// A Gemini CLI session (`~/.gemini/tmp/<hash>/chats/session-*.json`, a
     /// JSON document, or `.jsonl`), a `/chat save` checkpoint or `logs.json`.
     GeminiCliSession,
@@ -56,6 +58,7 @@ impl Format {
         Format::ClaudeCodeJsonl,
         Format::CodexRollout,
         Format::CodexTuiRecording,
+        Format::PiSession,
         Format::GeminiCliSession,
         Format::AiderHistory,
         Format::OpenhandsTrajectory,
@@ -76,6 +79,7 @@ impl Format {
             Format::ClaudeCodeJsonl => "claude-code-jsonl",
             Format::CodexRollout => "codex-rollout",
             Format::CodexTuiRecording => "codex-tui-recording",
+            Format::PiSession => "pi-session",
             Format::GeminiCliSession => "gemini-cli-session",
             Format::AiderHistory => "aider-history",
             Format::OpenhandsTrajectory => "openhands-trajectory",
@@ -102,6 +106,7 @@ impl Format {
             Format::ClaudeCodeJsonl
                 | Format::CodexRollout
                 | Format::CodexTuiRecording
+                | Format::PiSession
                 | Format::GeminiCliSession
                 | Format::OpenhandsTrajectory
                 | Format::SweAgentTrajectory

@@ -23,6 +23,7 @@ pub mod logline;
 pub mod ollama_log;
 pub mod openhands;
 pub mod pasted;
+pub mod pi;
 pub mod sglang_log;
 pub mod swe_agent;
 pub mod tgi_log;
@@ -362,6 +363,9 @@ fn detect_jsonl(head: &str) -> Option<Format> {
         if codex_tui::looks_like(&record) {
             return Some(Format::CodexTuiRecording);
         }
+        if pi::looks_like(&record) {
+            return Some(Format::PiSession);
+        }
         if claude_code::looks_like(&record) {
             return Some(Format::ClaudeCodeJsonl);
         }
@@ -454,6 +458,7 @@ fn parse_format(text: &str, id: SourceId, format: Format) -> Parsed {
         Format::ClaudeCodeJsonl => claude_code::parse(text, id),
         Format::CodexRollout => codex::parse(text, id),
         Format::CodexTuiRecording => codex_tui::parse(text, id),
+        Format::PiSession => pi::parse(text, id),
         Format::GeminiCliSession => gemini::parse(text, id),
         Format::AiderHistory => aider::parse(text, id),
         Format::OpenhandsTrajectory => openhands::parse(text, id),
