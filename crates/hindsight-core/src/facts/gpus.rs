@@ -60,6 +60,48 @@ pub fn may_hold_gpus(
         })
 }
 
+/// Whether a process listing on the kill's host, after the last GPU server
+/// launched there and before the kill, showed no process of the program the
+/// kill names (`ps aux | grep vllm | grep -v grep` printing nothing, then
+/// `pkill -f "vllm serve"`): that kill stopped nothing, and freed nothing.
+pub fn killed_nothing(
+    timeline: &Timeline,
+    checkpoint: &Checkpoint,
+    command: &crate::shell::SimpleCommand,
+) -> bool {
+    let targets: Vec<String> = command.argv[1..]
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.to_ascii_lowercase())
+        .collect();
+    // The engine word the kill names (`vllm` in `pkill -f "vllm serve"`).
+    let Some(word) = GPU_WORDS
+        .iter()
+        .find(|w| targets.iter().any(|t| t.contains(**w)))
+    else {
+        return false;
+    };
+    let before = &timeline.checkpoints[..checkpoint.id];
+    let since = before
+        .iter()
+        .rposition(|c| {
+            same_host(c.host.as_deref(), checkpoint.host.as_deref()) && launches_gpu_server(c)
+        })
+        .map_or(0, |at| at + 1);
+    let Some(look) = before[since..].iter().rev().find(|c| {
+        same_host(c.host.as_deref(), checkpoint.host.as_deref())
+            && c.observations
+                .iter()
+                .any(|o| matches!(o, crate::timeline::Observation::Processes { .. }))
+    }) else {
+        return false;
+    };
+    // The listing looked for that program, and showed nothing at all.
+    look.command.to_ascii_lowercase().contains(word)
+        && look.output.is_some()
+        && look.seen.iter().all(|l| l.text.trim().is_empty())
+}
+
 /// Words in a kill's targets that point at a GPU process.
 const GPU_WORDS: &[&str] = &[
     "vllm",

@@ -3,7 +3,8 @@
 
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
 use crate::facts::gpus::{
-    Outcome, gpu_check_after_kill, gpu_outcome, is_kill, launches_gpu_server, may_hold_gpus,
+    Outcome, gpu_check_after_kill, gpu_outcome, is_kill, killed_nothing, launches_gpu_server,
+    may_hold_gpus,
 };
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Timeline, same_host};
 
@@ -30,11 +31,9 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
     // `kill -9` of the stragglers) leave one unchecked release, not two.
     let mut reported: Vec<usize> = Vec::new();
     for kill in timeline.checkpoints.iter() {
-        let Some(kill_at) = kill
-            .commands
-            .iter()
-            .position(|c| is_kill(c) && may_hold_gpus(timeline, kill, c))
-        else {
+        let Some(kill_at) = kill.commands.iter().position(|c| {
+            is_kill(c) && may_hold_gpus(timeline, kill, c) && !killed_nothing(timeline, kill, c)
+        }) else {
             continue;
         };
         // `pkill … && vllm serve …` launches in the same tool call; an
@@ -65,6 +64,19 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
                 continue;
             };
             if !launches_gpu_server(launch) {
+                continue;
+            }
+            // A later kill before that launch (`kill` of a trainer, then
+            // `pkill vllm; vllm serve …`) is the one the launch follows:
+            // that kill reports it.
+            let later_kill = timeline.checkpoints[kill.id + 1..=launch.id]
+                .iter()
+                .any(|c| {
+                    c.commands
+                        .iter()
+                        .any(|k| is_kill(k) && may_hold_gpus(timeline, c, k))
+                });
+            if later_kill {
                 continue;
             }
             launch
@@ -142,4 +154,66 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         });
     }
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each finding's first evidence line (the kill it reports).
+    fn kills(transcript: &str) -> Vec<u32> {
+        crate::analyze(&[crate::Source::new("t.txt", transcript)])
+            .findings
+            .into_iter()
+            .filter(|f| f.rule == RULE.id)
+            .filter_map(|f| f.evidence.first().map(|e| e.line_start))
+            .collect()
+    }
+
+    const LAUNCH: &str =
+        "[msg 1] assistant\n$ nohup vllm serve /m --port 8000 > /tmp/v.log 2>&1 &\n";
+
+    /// A pi session of these (command, output) calls: outputs are explicit
+    /// there, so an empty listing is seen as empty.
+    fn pi_session(calls: &[(&str, &str)]) -> String {
+        let mut text =
+            String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/r\"}\n");
+        for (i, (command, output)) in calls.iter().enumerate() {
+            let call = serde_json::json!({"type": "message", "id": format!("c{i}"), "message": {"role": "assistant", "content": [{"type": "toolCall", "id": format!("t{i}"), "name": "bash", "arguments": {"command": command}}]}});
+            let result = serde_json::json!({"type": "message", "id": format!("r{i}"), "message": {"role": "toolResult", "toolCallId": format!("t{i}"), "toolName": "bash", "content": [{"type": "text", "text": output}], "isError": false}});
+            text.push_str(&format!("{call}\n{result}\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn a_kill_after_an_empty_process_listing_stopped_nothing() {
+        // The launch vanished, the listing shows it, the relaunch's kill
+        // had nothing to free.
+        let launch = "nohup vllm serve /m --port 8000 > /tmp/v.log 2>&1 &";
+        let relaunch =
+            "pkill -f 'vllm serve'; sleep 2; nohup vllm serve /m --port 8000 > /tmp/v.log 2>&1 &";
+        let listing = "ps aux | grep vllm | grep -v grep";
+        let text = pi_session(&[
+            (launch, "(no output)"),
+            (listing, "(no output)"),
+            (relaunch, ""),
+        ]);
+        assert_eq!(kills(&text), Vec::<u32>::new());
+        // A listing that shows the process: that kill may free memory.
+        let text = pi_session(&[
+            (launch, "(no output)"),
+            (listing, "root 4242 99.0 python3 /usr/bin/vllm serve /m"),
+            (relaunch, ""),
+        ]);
+        assert_eq!(kills(&text), [6]);
+    }
+
+    #[test]
+    fn the_kill_nearest_the_launch_reports_it() {
+        let text = format!(
+            "{LAUNCH}[msg 2] assistant\n$ kill 11329; uv pip install -e .\n[msg 3] assistant\n$ pkill -f vllm; sleep 5; nohup vllm serve /m --port 8000 > /tmp/v.log 2>&1 &\n"
+        );
+        assert_eq!(kills(&text), [6]);
+    }
 }
