@@ -133,6 +133,17 @@ pub fn prompt(line: &str) -> Option<(Option<String>, usize)> {
         let start = captures.get(1).map_or(line.len(), |m| skipped + m.start());
         return Some((None, start));
     }
+    // zsh's bare `% ` (macOS pastes, docs): only before a known program or
+    // a path to one, as prose and comments (TeX, MATLAB) also start with `%`.
+    if let Some(command) = rest.strip_prefix("% ")
+        && (is_bare_command(command.trim())
+            || command
+                .split_whitespace()
+                .next()
+                .is_some_and(|word| word.starts_with(['.', '/', '~']) && word.contains('/')))
+    {
+        return Some((None, line.len() - command.len()));
+    }
     let Some(captures) = PROMPT.as_ref()?.captures(rest) else {
         let captures = PATH_PROMPT.as_ref()?.captures(rest)?;
         let start = captures.get(1).map_or(line.len(), |m| skipped + m.start());
@@ -2192,6 +2203,8 @@ mod tests {
     fn prompts_of_other_shells() {
         for (line, host, command) in [
             ("me@box ~ % ollama -v", Some("me@box"), "ollama -v"),
+            ("% ollama list", None, "ollama list"),
+            ("% ./llama-server -m m.gguf", None, "./llama-server -m m.gguf"),
             (
                 "PS C:\\Users\\me> curl http://localhost:11434/api/version",
                 None,
@@ -2216,7 +2229,14 @@ mod tests {
                 "{line}"
             );
         }
-        for line in ["100% complete", "(note) this is prose", "price is 5$"] {
+        for line in [
+            "100% complete",
+            "(note) this is prose",
+            "price is 5$",
+            "% The Matlab comment",
+            "% 50 of them",
+            "% this is a comment",
+        ] {
             assert!(
                 prompt(line).is_none_or(|(_, start)| line[start..].trim().is_empty()),
                 "{line}"
