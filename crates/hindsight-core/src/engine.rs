@@ -247,6 +247,8 @@ pub struct DockerRun<'a> {
     pub host_network: bool,
     /// `-it`, `-ti` or `-i -t`: a terminal attached.
     pub interactive: bool,
+    /// `-e NAME=value` settings of the container's environment.
+    pub env: Vec<(String, String)>,
     /// The image, as written.
     pub image: &'a str,
     /// The words after the image: the command, when one is given.
@@ -268,6 +270,7 @@ pub fn docker_run_parts(argv: &[String]) -> Option<DockerRun<'_>> {
         entrypoint: None,
         host_network: false,
         interactive: false,
+        env: Vec::new(),
         image: "",
         rest: &[],
     };
@@ -332,6 +335,11 @@ pub fn docker_run_parts(argv: &[String]) -> Option<DockerRun<'_>> {
         }
         if flag == "--entrypoint" {
             run.entrypoint = value.clone();
+        }
+        if matches!(flag, "-e" | "--env")
+            && let Some((name, setting)) = value.as_deref().and_then(|v| v.split_once('='))
+        {
+            run.env.push((name.to_owned(), setting.to_owned()));
         }
         // Host networking discards published ports (Docker says so): the
         // server is reached on its own port.
@@ -422,10 +430,26 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
             }
             _ => rest,
         };
-        (
-            engine,
-            settings::from_args(rest, engine.takes_model_first()),
-        )
+        let mut settings = settings::from_args(rest, engine.takes_model_first());
+        // Images that wrap the engine in their own start script read the
+        // port and model from the environment (`-e PORT=8888 -e
+        // MODEL=openai/gpt-oss-120b`), when no flag gives them.
+        let env = |names: &[&str]| {
+            run.env
+                .iter()
+                .rev()
+                .find(|(name, _)| names.contains(&name.as_str()))
+                .map(|(_, value)| value.clone())
+        };
+        if settings.port.is_none() {
+            settings.port = env(&["PORT", "SERVER_PORT"])
+                .and_then(|p| p.trim().parse().ok());
+        }
+        if settings.model.is_none() {
+            settings.model = env(&["MODEL", "MODEL_ID", "MODEL_NAME", "MODEL_PATH"])
+                .filter(|m| !m.is_empty() && !m.starts_with('$'));
+        }
+        (engine, settings)
     };
     // TGI's image listens on 80 inside; the reachable port is the host's.
     let inside = settings.port.or(match engine {
@@ -662,6 +686,15 @@ mod tests {
             "docker run -p 3000:80 ghcr.io/huggingface/text-generation-inference:1.4 --model-id m",
         );
         assert_eq!((s.port, s.container_port), (Some(3000), Some(80)));
+        // An image wrapping vLLM in its own start script, set by environment.
+        let (e, s) = launch(
+            "docker run -d --network host --gpus all -e MODEL=openai/gpt-oss-120b -e PORT=8888 avarok/dgx-vllm-nvfp4-kernel:v22 serve",
+        );
+        assert_eq!((e, s.port), (Engine::Vllm, Some(8888)));
+        assert_eq!(s.model.as_deref(), Some("openai/gpt-oss-120b"));
+        // A flag wins over the environment.
+        let (_, s) = launch("docker run -e PORT=9 vllm/vllm-openai --model m --port 8001");
+        assert_eq!(s.port, Some(8001));
         let (e, s) = launch(
             r#"llama serve --model "model-b.gguf" --alias server-B --host 127.0.0.1 --port 8080"#,
         );
