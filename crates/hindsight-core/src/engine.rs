@@ -442,8 +442,7 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
                 .map(|(_, value)| value.clone())
         };
         if settings.port.is_none() {
-            settings.port = env(&["PORT", "SERVER_PORT"])
-                .and_then(|p| p.trim().parse().ok());
+            settings.port = env(&["PORT", "SERVER_PORT"]).and_then(|p| p.trim().parse().ok());
         }
         if settings.model.is_none() {
             settings.model = env(&["MODEL", "MODEL_ID", "MODEL_NAME", "MODEL_PATH"])

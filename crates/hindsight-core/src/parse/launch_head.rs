@@ -170,6 +170,16 @@ fn command_start(line: &str) -> Option<&str> {
             }
         }
     }
+    // A wrapper of no known name that ends its own options with ` -- `
+    // (`chg run --gpus 2 -- vllm serve …`, `uv run -- vllm …`): the
+    // launch is what follows, when it is an engine's.
+    if let Some((_, after)) = rest.split_once(" -- ")
+        && LAUNCH_WORDS
+            .iter()
+            .any(|w| after.trim_start().starts_with(w))
+    {
+        return command_start(after.trim_start());
+    }
     let first = rest.split_whitespace().next()?;
     let program = first.rsplit('/').next().unwrap_or(first);
     // `VAR=value … \` goes on to the engine's command on a later line.
@@ -405,6 +415,14 @@ mod tests {
         assert!(settings("cd /srv; vllm serve m --port 8123\n", Engine::Vllm).is_some());
         // A set-up alone launches nothing.
         assert!(settings("export A=1 && echo done\n", Engine::Sglang).is_none());
+        // A wrapper of no known name, its options ended by `--`.
+        let text = "launch:\n    chg run --gpus 2 -- vllm serve \\\n    {{MODEL}} \\\n    --port 8000 \\\n    --data-parallel-size 2\n(APIServer pid=1) INFO 05-20 10:42:11 [api_server.py:1] x\n";
+        let (engine, s) = settings(text, Engine::Vllm).expect("found");
+        assert_eq!(
+            (engine, s.port, s.dp_size),
+            (Engine::Vllm, Some(8000), Some(2))
+        );
+        assert!(settings("make run -- --verbose\n", Engine::Vllm).is_none());
     }
 
     #[test]

@@ -2204,7 +2204,11 @@ mod tests {
         for (line, host, command) in [
             ("me@box ~ % ollama -v", Some("me@box"), "ollama -v"),
             ("% ollama list", None, "ollama list"),
-            ("% ./llama-server -m m.gguf", None, "./llama-server -m m.gguf"),
+            (
+                "% ./llama-server -m m.gguf",
+                None,
+                "./llama-server -m m.gguf",
+            ),
             (
                 "PS C:\\Users\\me> curl http://localhost:11434/api/version",
                 None,
