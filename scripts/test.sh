@@ -116,6 +116,8 @@ run "wasm-pack test web (headless Firefox)" \
 run "npm package (wasm-pack build, .d.ts, Node)" npm_package
 if [ -f Trunk.toml ] && [ -f web/index.html ]; then
     run "trunk build --release" trunk build --release
+    # What the page downloads, against its budget (a figure, not a gate).
+    run "page size (scripts/page-size.sh)" scripts/page-size.sh dist
 else
     skip "trunk build --release" "no Trunk.toml or web/index.html"
 fi
