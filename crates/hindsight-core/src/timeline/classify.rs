@@ -142,6 +142,13 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
                 CheckpointKind::Verify
             };
         }
+        // A toolchain asked its version builds nothing: a look at what is
+        // installed (`nvcc --version`, `gcc -v`).
+        "make" | "cmake" | "ninja" | "nvcc" | "gcc" | "g++" | "clang" | "maturin" | "bazel"
+            if argv.len() == 2 && matches!(arg(1), "--version" | "-v" | "-V" | "--help") =>
+        {
+            return CheckpointKind::Verify;
+        }
         "make" | "cmake" | "ninja" | "nvcc" | "gcc" | "g++" | "maturin" | "bazel" => {
             return CheckpointKind::Build;
         }
@@ -890,6 +897,9 @@ mod tests {
         assert_eq!(strongest("./install.sh"), CheckpointKind::Build);
         assert_eq!(strongest("bash build.sh --release"), CheckpointKind::Build);
         assert_eq!(strongest("bash run_server.sh"), CheckpointKind::Other);
+        assert_eq!(strongest("gcc --version | head -1"), CheckpointKind::Verify);
+        assert_eq!(strongest("nvcc --version"), CheckpointKind::Verify);
+        assert_eq!(strongest("nvcc -o k k.cu"), CheckpointKind::Build);
         assert_eq!(strongest("cat notes.txt | bash -n"), CheckpointKind::Build);
         let seen = |line: &str| observations(&parse(line));
         assert_eq!(

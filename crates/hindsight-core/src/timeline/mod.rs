@@ -188,6 +188,18 @@ pub struct Written {
     pub from: usize,
     /// Top-level modules it imports (`from a.b import c` → `a`).
     pub imports: Vec<String>,
+    /// The inference server it starts, for a script written to start one
+    /// (`cat > /tmp/launch_vllm.sh <<EOF … exec python -m vllm… EOF`): run
+    /// later, it is that launch.
+    pub launch: Option<Box<(Engine, ServerSettings)>>,
+}
+
+/// The inference server a script's text starts, if it starts one.
+fn script_launch(body: &str) -> Option<Box<(Engine, ServerSettings)>> {
+    shell::parse(body)
+        .iter()
+        .find_map(|c| launch_from_command(&c.argv, &c.env))
+        .map(Box::new)
 }
 
 /// A phase of a server's life, as its log (or the agent's view of it) shows.
@@ -1284,6 +1296,7 @@ fn collect_checkpoints(
                             path: path.to_owned(),
                             from: id,
                             imports: classify::python_imports(body),
+                            launch: script_launch(body),
                         });
                     }
                 }
@@ -1341,6 +1354,7 @@ fn collect_checkpoints(
                 path,
                 from: timeline.checkpoints.len(),
                 imports: classify::python_imports(&text),
+                launch: script_launch(&text),
             }),
             EventKind::Log(_) | EventKind::Unrecognized | EventKind::PastedLog { .. } => {}
         }
@@ -1698,9 +1712,14 @@ fn create_servers(timeline: &mut Timeline) {
             continue;
         }
         for (index, command) in checkpoint.commands.iter().enumerate() {
-            // An inference engine, else another long-running server.
-            let (engine, settings, program) = match launch_from_command(&command.argv, &command.env)
-            {
+            // An inference engine (or a script written to start one), else
+            // another long-running server.
+            let launched = launch_from_command(&command.argv, &command.env).or_else(|| {
+                let found = written_script(&timeline.writes, checkpoint, command)?;
+                became_launches.push(checkpoint.id);
+                Some(found)
+            });
+            let (engine, settings, program) = match launched {
                 Some((engine, settings)) => (engine, settings, None),
                 None => match crate::other_servers::launch(command) {
                     Some(other) => {
@@ -1837,6 +1856,30 @@ fn create_servers(timeline: &mut Timeline) {
     for id in became_launches {
         timeline.checkpoints[id].kind = CheckpointKind::Launch;
     }
+}
+
+/// The server a command starts by running a script the session wrote to
+/// start one (`nohup /tmp/launch_vllm.sh > v.log 2>&1 &`, `bash run.sh`).
+fn written_script(
+    writes: &[Written],
+    checkpoint: &Checkpoint,
+    command: &SimpleCommand,
+) -> Option<(Engine, ServerSettings)> {
+    let program = command.argv.first()?;
+    let script = if matches!(program.rsplit('/').next(), Some("bash" | "sh" | "zsh")) {
+        command.argv[1..].iter().find(|a| !a.starts_with('-'))?
+    } else {
+        program
+    };
+    if !script.contains('/') && !script.ends_with(".sh") {
+        return None;
+    }
+    // The latest write of that file before the command ran.
+    let written = writes
+        .iter()
+        .rev()
+        .find(|w| w.from <= checkpoint.id && same_path(&w.path, script))?;
+    written.launch.as_deref().cloned()
 }
 
 /// The port in a dev server's `Local:` banner line (Next, Vite, Nuxt) in a
@@ -3202,6 +3245,39 @@ mod tests {
         "(APIServer pid=3) INFO 11-30 14:00:01 [api_server.py:1805] vLLM API server version 0.10.1.1",
         "(APIServer pid=3) INFO:     Application startup complete.",
     ];
+
+    #[test]
+    fn running_a_script_written_to_start_a_server_is_its_launch() {
+        // A pi session: the heredoc is inside the tool call's command.
+        let call = |id: &str, command: &str| {
+            let call = serde_json::json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": command}}]}});
+            let result = serde_json::json!({"type": "message", "message": {"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": [{"type": "text", "text": "(no output)"}], "isError": false}});
+            format!("{call}\n{result}\n")
+        };
+        let text = [
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/r\"}\n".to_owned(),
+            call("t1", "cat << 'SCRIPT' > /tmp/launch_vllm.sh\n#!/bin/bash\nexport NCCL_P2P_DISABLE=1\nexec /venv/bin/python -m vllm.entrypoints.openai.api_server \\\n    --model Qwen/Qwen3-4B --port 8001 --tensor-parallel-size 2\nSCRIPT\nchmod +x /tmp/launch_vllm.sh"),
+            call("t2", "nohup /tmp/launch_vllm.sh > /tmp/v.log 2>&1 &"),
+            // A script the session never wrote tells nothing.
+            call("t3", "bash /tmp/other.sh"),
+        ]
+        .concat();
+        let text = text.as_str();
+        let report = crate::analyze(&[crate::Source::new("t.txt", text)]);
+        let launches: Vec<&str> = report
+            .checkpoints
+            .iter()
+            .filter(|c| c.kind == CheckpointKind::Launch)
+            .map(|c| c.command.as_str())
+            .collect();
+        assert_eq!(launches, ["nohup /tmp/launch_vllm.sh > /tmp/v.log 2>&1 &"]);
+        assert_eq!(report.servers.len(), 1);
+        let server = &report.servers[0];
+        assert_eq!(
+            (server.engine, server.port, server.tp_size),
+            (Engine::Vllm, Some(8001), Some(2))
+        );
+    }
 
     fn absorb_all(from_log: bool) -> Lifecycle {
         let mut lifecycle = Lifecycle::new(Engine::Vllm);
