@@ -11,9 +11,9 @@ use hindsight_tests::{cli_report, root};
 /// let a change through. Only new items, labelled blind, may pull one down
 /// (the measure is then of a harder corpus, and the note says so).
 const FLOORS: [(&str, f64); 6] = [
-    ("detection", 0.95),
+    ("detection", 0.94),
     ("server facts", 0.81),
-    ("checkpoints", 0.85),
+    ("checkpoints", 0.83),
     ("recall", 0.55),
     ("precision", 0.91),
     ("all-clear", 0.88),
