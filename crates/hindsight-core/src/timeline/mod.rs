@@ -1785,7 +1785,8 @@ fn create_servers(timeline: &mut Timeline) {
                 .filter(|&code| code != 0)
                 .or(timed_out.then_some(143))
                 .filter(|_| last && !command.background && !checkpoint.background)
-                .or_else(|| polled_end(checkpoint));
+                .or_else(|| polled_end(checkpoint))
+                .or_else(|| docker_unreachable(checkpoint, command).then_some(1));
             let id = timeline.servers.len();
             timeline.servers.push(Server {
                 id,
@@ -1856,6 +1857,20 @@ fn create_servers(timeline: &mut Timeline) {
     for id in became_launches {
         timeline.checkpoints[id].kind = CheckpointKind::Launch;
     }
+}
+
+/// A container launch whose docker client could not reach the daemon
+/// (`Cannot connect to the Docker daemon at unix:///…`, Windows' `error
+/// during connect`): nothing was started, whatever ran after it in the
+/// call.
+fn docker_unreachable(checkpoint: &Checkpoint, command: &SimpleCommand) -> bool {
+    let program = command.program();
+    (matches!(program, "docker" | "podman" | "docker-compose"))
+        && checkpoint.seen.iter().any(|line| {
+            line.text.contains("Cannot connect to the Docker daemon")
+                || line.text.contains("error during connect:")
+                || line.text.contains("Is the docker daemon running?")
+        })
 }
 
 /// The server a command starts by running a script the session wrote to
@@ -3245,6 +3260,18 @@ mod tests {
         "(APIServer pid=3) INFO 11-30 14:00:01 [api_server.py:1805] vLLM API server version 0.10.1.1",
         "(APIServer pid=3) INFO:     Application startup complete.",
     ];
+
+    #[test]
+    fn a_container_launch_that_could_not_reach_docker_started_nothing() {
+        let text = "\u{23fa} Bash(docker compose up -d api && sleep 3 && docker compose logs api 2>&1)\n  \u{23bf}  Error: Exit code 1\n     unable to get image 'api': Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n\n\u{23fa} All set.\n";
+        let report = crate::analyze(&[crate::Source::new("t.txt", text)]);
+        assert_eq!(report.servers.len(), 1);
+        assert_eq!(report.servers[0].ready, Some(false));
+        // The same call that reached the daemon says nothing of the sort.
+        let fine = text.replace("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", "Container api Started");
+        let report = crate::analyze(&[crate::Source::new("t.txt", fine.as_str())]);
+        assert_ne!(report.servers[0].ready, Some(false));
+    }
 
     #[test]
     fn running_a_script_written_to_start_a_server_is_its_launch() {
