@@ -637,6 +637,8 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Failed to initialize executor", FAILURE),
     ("egmentation fault", FAILURE),
     ("Aborted", FAILURE),
+    ("Fatal error", FAILURE),
+    ("GGML_ASSERT", FAILURE),
     ("abort", FAILURE),
     ("bus error", FAILURE),
     ("Bus error", FAILURE),
@@ -1385,6 +1387,13 @@ fn failure(message: &str) -> Option<FailureKind> {
     }
     if has("Traceback (most recent call last)")
         || has("Initialization failed")
+        // A C/C++ server's own abort, as the shell reports a foreground
+        // job's SIGABRT (`Aborted (core dumped)`), and ggml's fatal errors
+        // (`…/iqk_mul_mat.cpp:700: Fatal error`, `ggml.c:1234: GGML_ASSERT(…)
+        // failed`) that lead to it.
+        || matches!(message.trim(), "Aborted (core dumped)" | "Aborted")
+        || (message.trim_end().ends_with(": Fatal error") && message.contains(".c"))
+        || has("GGML_ASSERT(")
         // The CUDA runtime's other errors (`CUDA error (…): no kernel image
         // is available for execution on the device`); out of memory is
         // told above.
@@ -1800,6 +1809,7 @@ const RARE_LITERALS: &[&str] = &[
     "illed",
     "xception",
     "atal error",
+    "_ASSERT",
 ];
 
 /// The rare literals of servers that are not inference engines (see
@@ -2984,6 +2994,16 @@ mod tests {
             Some(FailureKind::EngineDied)
         );
         assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
+        assert_eq!(kind("Aborted (core dumped)"), Some(FailureKind::Exception));
+        assert_eq!(
+            kind("/src/ggml/src/iqk/iqk_mul_mat.cpp:700: Fatal error"),
+            Some(FailureKind::Exception)
+        );
+        assert_eq!(
+            kind("/llama.cpp/ggml/src/ggml.c:1812: GGML_ASSERT(view_src == NULL) failed"),
+            Some(FailureKind::Exception)
+        );
+        assert_eq!(kind("Aborted by AbortReq."), None);
         assert_eq!(kind("Killed"), Some(FailureKind::Killed));
         assert!(matches!(
             classify("2026-07-25 14:36:08.360 [Info] (vLLM) Starting vllm-server on port 8001...").signal,
