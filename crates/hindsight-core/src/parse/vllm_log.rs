@@ -207,8 +207,11 @@ enum Tag {
 fn tag(name: &str, index: Option<&str>, pid: &str, ip: Option<&str>) -> Tag {
     if let Some(suffix) = name.strip_prefix("Worker") {
         let parts: Vec<&str> = suffix.split('_').filter(|p| !p.is_empty()).collect();
+        // `(Worker pid=514)`: V1 tags a worker so before it knows its rank,
+        // then as `(Worker_TP0 pid=514)`; only a log without the indexed
+        // tags counts workers by pid.
         return if parts.is_empty() {
-            Tag::Rank(format!("pid {pid}"))
+            Tag::Aux(format!("pid {pid}"))
         } else {
             Tag::Rank(parts.join(" "))
         };
@@ -327,6 +330,13 @@ mod tests {
         );
         assert_eq!(nested.rank.as_deref(), Some("rank 1"));
         assert_eq!(nested.aux_rank.as_deref(), Some("EngineCore_0"));
+        // A V1 worker before it knows its rank: a weak hint, which the
+        // indexed `(Worker_TP0 pid=514)` of the same process replaces.
+        let early = classify("(Worker pid=514) INFO 07-12 02:33:40 [x.py:1] hi");
+        assert_eq!(
+            (early.rank, early.aux_rank.as_deref()),
+            (None, Some("pid 514"))
+        );
         assert_eq!(
             classify("(Worker_DP0_TP1_EP1 pid=530) INFO 11-30 10:00:00 [x.py:1] y")
                 .rank
