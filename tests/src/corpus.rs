@@ -269,9 +269,13 @@ pub fn score(label: &Value, report: &Value) -> Score {
                 continue;
             };
             let kind = &expected["kind"];
-            let found = checkpoints
-                .iter()
-                .position(|c| covers(&c["evidence"], &at))
+            // A call of several steps (a kill, then a launch) is one entry
+            // per step on the same lines: the label's kind picks among them.
+            let covering = |i: &usize| covers(&checkpoints[*i]["evidence"], &at);
+            let found = (0..checkpoints.len())
+                .filter(covering)
+                .find(|&i| !used[i] && checkpoints[i]["kind"] == expected["kind"])
+                .or_else(|| (0..checkpoints.len()).find(covering))
                 .map(|i| {
                     used[i] = true;
                     &checkpoints[i]["kind"]

@@ -129,6 +129,9 @@ pub struct Evidence {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct CheckpointReport {
+    /// Its place in `checkpoints`. A call that kills or builds and then
+    /// launches is one entry per step, in the order the call runs them,
+    /// with the same command and evidence.
     pub id: usize,
     pub kind: CheckpointKind,
     pub command: String,
@@ -686,15 +689,20 @@ pub fn build(
         sources,
         timeline: &timeline,
     };
-    report.checkpoints = checkpoints
-        .into_iter()
-        .zip(ledgers)
-        .map(|(c, ledger)| CheckpointReport {
-            id: c.id,
+    // A launch whose call first kills or builds (`pkill -f vllm; sleep 2;
+    // vllm serve …`, `make && ./server`) is two steps of the timeline, one
+    // entry each, in the order the call runs them; the ids are the
+    // entries' places, and what pointed at the call points at its step.
+    let mut entries: Vec<CheckpointReport> = Vec::with_capacity(checkpoints.len());
+    let mut primary: Vec<usize> = Vec::with_capacity(checkpoints.len());
+    let mut killed_at: Vec<Option<usize>> = Vec::with_capacity(checkpoints.len());
+    for (c, ledger) in checkpoints.into_iter().zip(ledgers) {
+        let entry = CheckpointReport {
+            id: 0,
             kind: c.kind,
             command: b.redact(&c.command),
-            host: c.host,
-            time: c.time,
+            host: c.host.clone(),
+            time: c.time.clone(),
             message: c.message,
             actor: if c.by_human {
                 RanBy::Human
@@ -705,11 +713,75 @@ pub fn build(
             },
             evidence: b.quoted(c.span, c.decoded.then_some(c.command.as_str())),
             output: c.output.map(|span| b.quoted(span, c.seen.output())),
-            ledger,
-        })
-        .collect();
+            ledger: Vec::new(),
+        };
+        let (mut own, mut rest): (Vec<LedgerReport>, Vec<LedgerReport>) = (Vec::new(), ledger);
+        let mut kill = None;
+        for kind in steps_before_launch(&c) {
+            let (mine, others): (Vec<LedgerReport>, Vec<LedgerReport>) =
+                rest.into_iter().partition(|l| match kind {
+                    CheckpointKind::Kill => l.check == Check::GpusFreed,
+                    _ => matches!(l.check, Check::BuildSucceeded | Check::ProductChecked),
+                });
+            rest = others;
+            if kind == CheckpointKind::Kill {
+                kill = Some(entries.len());
+            }
+            entries.push(CheckpointReport {
+                id: entries.len(),
+                kind,
+                ledger: mine,
+                ..entry.clone()
+            });
+        }
+        own.append(&mut rest);
+        primary.push(entries.len());
+        killed_at.push(kill);
+        entries.push(CheckpointReport {
+            id: entries.len(),
+            ledger: own,
+            ..entry
+        });
+    }
+    for server in &mut report.servers {
+        server.launch_checkpoint = server
+            .launch_checkpoint
+            .and_then(|id| primary.get(id).copied());
+        server.stopped_by = server.stopped_by.and_then(|id| {
+            killed_at
+                .get(id)
+                .copied()
+                .flatten()
+                .or_else(|| primary.get(id).copied())
+        });
+    }
+    report.checkpoints = entries;
     report.summary = summarize(&report);
     report
+}
+
+/// The kills and builds a launch's call runs before its launch, in order,
+/// each once: steps of their own in the report. Nothing for a checkpoint
+/// that is not a launch.
+fn steps_before_launch(checkpoint: &crate::timeline::Checkpoint) -> Vec<CheckpointKind> {
+    if checkpoint.kind != CheckpointKind::Launch {
+        return Vec::new();
+    }
+    let kinds: Vec<CheckpointKind> = checkpoint
+        .commands
+        .iter()
+        .map(crate::timeline::classify::kind_of)
+        .collect();
+    let Some(launch) = kinds.iter().position(|k| *k == CheckpointKind::Launch) else {
+        return Vec::new();
+    };
+    let mut steps = Vec::new();
+    for kind in &kinds[..launch] {
+        if matches!(kind, CheckpointKind::Kill | CheckpointKind::Build) && !steps.contains(kind) {
+            steps.push(*kind);
+        }
+    }
+    steps
 }
 
 /// Why a source with nothing recognised in it is not vouched for.
@@ -1091,6 +1163,31 @@ mod tests {
 INFO:     Started server process [7]\n\
 INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)\n\
 INFO:     Application startup complete.\n";
+
+    #[test]
+    fn a_call_that_kills_then_launches_is_two_steps() {
+        let text = "[msg 1] assistant\n$ nvidia-smi\n[msg 2] assistant\n$ pkill -f vllm; sleep 2; nohup vllm serve m --port 8000 > v.log 2>&1 &\n[msg 3] assistant\n$ curl -s localhost:8000/v1/models\n";
+        let report = crate::analyze(&[Source::new("t.txt", text)]);
+        let steps: Vec<(usize, &str, u32)> = report
+            .checkpoints
+            .iter()
+            .map(|c| (c.id, c.kind_name(), c.evidence.line_start))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                (0, "verify", 2),
+                (1, "kill", 4),
+                (2, "launch", 4),
+                (3, "verify", 6)
+            ]
+        );
+        assert_eq!(report.servers[0].launch_checkpoint, Some(2));
+        // A launch alone stays one step.
+        let text = "[msg 1] assistant\n$ nohup vllm serve m --port 8000 > v.log 2>&1 &\n";
+        let report = crate::analyze(&[Source::new("t.txt", text)]);
+        assert_eq!(report.checkpoints.len(), 1);
+    }
 
     fn summary(session: &str) -> super::Summary {
         let sources = [
