@@ -737,6 +737,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("acceptance rate:", ACCEPT),
     ("draft acceptance = ", ACCEPT),
     ("draft acceptance rate = ", ACCEPT),
+    ("draft_n_accepted", ACCEPT),
     ("HTTP/1", REQUEST),
     ("HTTP/2", REQUEST),
     ("[GIN]", REQUEST),
@@ -885,7 +886,16 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
                     .and_then(crate::decimal::parse)
                     .is_some_and(|v| v > 0.0)
             });
-        if accepting || share {
+        // llama.cpp's `timings` in a response or stream chunk (also as a
+        // log quotes it, escaped): `"draft_n":1093,"draft_n_accepted":810`.
+        let counted = message
+            .split_once("draft_n_accepted")
+            .is_some_and(|(_, rest)| {
+                let rest = rest.trim_start_matches(['\\', '"', ':', '=', ' ']);
+                let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                rest[..digits].parse::<u64>().is_ok_and(|n| n > 0)
+            });
+        if accepting || share || counted {
             return Some(Signal::DraftAccepting);
         }
     }
@@ -2468,6 +2478,11 @@ mod tests {
         // SGLang's response metadata, its warmup's included.
         let meta = "[2025-11-05 16:35:02] End of prefill disaggregation mode warmup with status 200, resp: [{'meta_info': {'spec_accept_rate': 0.33, 'spec_accept_length': 2.0, 'spec_verify_ct': 4}}]";
         assert_eq!(classify(meta).signal, Some(Signal::DraftAccepting));
+        // llama.cpp's timings in a response or a stream chunk a log quotes.
+        let timings = r#"per_second\":7.81,\"draft_n\":1093,\"draft_n_accepted\":810}}\n\n""#;
+        assert_eq!(classify(timings).signal, Some(Signal::DraftAccepting));
+        let body = r#"{"timings":{"draft_n":12,"draft_n_accepted":0}}"#;
+        assert_ne!(classify(body).signal, Some(Signal::DraftAccepting));
         let mtp =
             "0.21.139.426 I common_speculative_init: adding speculative implementation 'draft-mtp'";
         assert!(matches!(

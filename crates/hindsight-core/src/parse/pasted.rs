@@ -978,6 +978,11 @@ impl Parser<'_> {
         // Join continuation lines (`\`, open quotes, a trailing `&&`).
         while needs_continuation(&command) && next < self.lines.len() && next - index <= 200 {
             let (next_offset, next_line) = self.lines[next];
+            // A terminal pads a copied line with spaces after its `\`.
+            let kept = command.trim_end_matches([' ', '\t']).len();
+            if command[..kept].ends_with('\\') {
+                command.truncate(kept);
+            }
             command.push('\n');
             command.push_str(next_line.strip_prefix("> ").unwrap_or(next_line));
             end = next_offset + next_line.len();
@@ -1754,6 +1759,8 @@ fn needs_continuation(command: &str) -> bool {
     if trimmed.ends_with("&&") || trimmed.ends_with("||") || trimmed.ends_with('|') {
         return true;
     }
+    // A `\` before only the spaces a terminal pads a copied line with.
+    let command = command.trim_end_matches([' ', '\t']);
     let mut single = false;
     let mut double = false;
     let mut escaped = false;
@@ -2015,6 +2022,13 @@ mod tests {
         );
         assert_eq!(k[1], "cmd echo 'a\nb' @Some(\"me@box\")");
         assert_eq!(k[2], "out of 1: a\nb");
+        // A terminal's copy pads lines with spaces after their `\`.
+        let k =
+            kinds("$ llama-server -m m.gguf \\      \n    --port 8081 \\   \n    -ngl 99\nok\n");
+        assert_eq!(
+            k[0],
+            "cmd llama-server -m m.gguf \\\n    --port 8081 \\\n    -ngl 99 @None"
+        );
     }
 
     #[test]
