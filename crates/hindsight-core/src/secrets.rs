@@ -361,6 +361,11 @@ fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
     if matches!(bytes.get(at), Some(b'=' | b':')) {
         at += 1;
         at += run(bytes, at, is_blank);
+        // A list of one quoted value, as vLLM's `non-default args` dump
+        // prints its keys: `'api_key': ['…']`.
+        if bytes.get(at) == Some(&b'[') && quote_at(bytes, at + 1) > 0 {
+            at += 1;
+        }
     } else if spaces > 0 && closed == 0 && start > 0 && bytes[start - 1] == b'-' {
         // An option and its value: `--api-key KEY`, `--hf-token KEY`.
         from = start - 1;
@@ -1266,6 +1271,12 @@ mod tests {
         assert_eq!(
             found("vllm serve m --api-key s3cr3tK3yValue99 --port 8000"),
             [("-api-key s3cr3tK3yValue99", "s3cr3tK3yValue99")]
+        );
+        assert_eq!(
+            found(
+                "non-default args: {'model': 'm', 'api_key': ['sk-l0ngEnoughValue9'], 'port': 8000}"
+            ),
+            [("api_key': ['sk-l0ngEnoughValue9'", "sk-l0ngEnoughValue9")]
         );
         assert_eq!(
             found("lmdeploy serve api_server /m --api-keys demokeyabcd_xyz --tp 4"),
