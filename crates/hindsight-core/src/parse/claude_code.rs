@@ -87,24 +87,12 @@ pub fn parse(text: &str, source: usize) -> Parsed {
     let mut state = State::default();
     for (number, (offset, line)) in lines_with_offsets(text).enumerate() {
         let span = Span::new(source, offset, offset + line.len());
-        let line_number = u32::try_from(number + 1).unwrap_or(u32::MAX);
         let json = strip_read_prefix(line).trim();
         if json.is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(json) {
-            Ok(mut record) => state.record(&mut record, span),
-            Err(error) => {
-                state.parsed.diagnostics.push(Diagnostic::warning(
-                    source,
-                    Some(line_number),
-                    format!("malformed JSON record skipped: {error}"),
-                ));
-                state.parsed.events.push(Event {
-                    span,
-                    kind: EventKind::Unrecognized,
-                });
-            }
+        if let Some(mut record) = state.parsed.json_record(json, span, number + 1) {
+            state.record(&mut record, span);
         }
     }
     // Held while the timeline is built from them.

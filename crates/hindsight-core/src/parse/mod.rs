@@ -126,6 +126,33 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl Parsed {
+    /// One JSON Lines record, parsed; a line that does not parse is a
+    /// warning and an unrecognized event in its place, so nothing is lost.
+    pub(crate) fn json_record(
+        &mut self,
+        line: &str,
+        span: Span,
+        line_number: usize,
+    ) -> Option<serde_json::Value> {
+        match serde_json::from_str(line.trim()) {
+            Ok(record) => Some(record),
+            Err(error) => {
+                self.diagnostics.push(Diagnostic::warning(
+                    span.source,
+                    Some(u32::try_from(line_number).unwrap_or(u32::MAX)),
+                    format!("malformed JSON record skipped: {error}"),
+                ));
+                self.events.push(Event {
+                    span,
+                    kind: EventKind::Unrecognized,
+                });
+                None
+            }
+        }
+    }
+}
+
 /// Guesses a source's format from its first bytes.
 pub fn detect(text: &str) -> Format {
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];

@@ -20,7 +20,6 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Actor, Event, EventKind, Parsed, Role};
-use crate::diagnostic::Diagnostic;
 use crate::source::{Span, lines_with_offsets};
 
 /// The footer pi's `bash` tool adds to an output whose status is not 0.
@@ -58,20 +57,8 @@ pub fn parse(text: &str, source: usize) -> Parsed {
         if line.trim().is_empty() {
             continue;
         }
-        let record: Value = match serde_json::from_str(line.trim()) {
-            Ok(record) => record,
-            Err(error) => {
-                parsed.diagnostics.push(Diagnostic::warning(
-                    source,
-                    Some(u32::try_from(number + 1).unwrap_or(u32::MAX)),
-                    format!("malformed JSON record skipped: {error}"),
-                ));
-                parsed.events.push(Event {
-                    span,
-                    kind: EventKind::Unrecognized,
-                });
-                continue;
-            }
+        let Some(record) = parsed.json_record(line, span, number + 1) else {
+            continue;
         };
         let before = parsed.events.len();
         if record.get("type").and_then(Value::as_str) == Some("message")
