@@ -29,15 +29,8 @@ pub fn may_hold_gpus(
     checkpoint: &Checkpoint,
     command: &crate::shell::SimpleCommand,
 ) -> bool {
-    let targets: Vec<String> = command.argv[1..]
-        .iter()
-        .filter(|a| !a.starts_with('-') || a.starts_with("-9") && a.len() > 2)
-        .map(|a| a.to_ascii_lowercase())
-        .collect();
-    if targets
-        .iter()
-        .any(|t| GPU_WORDS.iter().any(|w| t.contains(w)))
-    {
+    let targets = kill_targets(command);
+    if gpu_word(&targets).is_some() {
         return true;
     }
     // Only ids, jobs, `$(pgrep …)` substitutions or what `xargs` is fed:
@@ -69,16 +62,8 @@ pub fn killed_nothing(
     checkpoint: &Checkpoint,
     command: &crate::shell::SimpleCommand,
 ) -> bool {
-    let targets: Vec<String> = command.argv[1..]
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .map(|a| a.to_ascii_lowercase())
-        .collect();
     // The engine word the kill names (`vllm` in `pkill -f "vllm serve"`).
-    let Some(word) = GPU_WORDS
-        .iter()
-        .find(|w| targets.iter().any(|t| t.contains(**w)))
-    else {
+    let Some(word) = gpu_word(&kill_targets(command)) else {
         return false;
     };
     let before = &timeline.checkpoints[..checkpoint.id];
@@ -100,6 +85,24 @@ pub fn killed_nothing(
     look.command.to_ascii_lowercase().contains(word)
         && look.output.is_some()
         && look.seen.iter().all(|l| l.text.trim().is_empty())
+}
+
+/// What a kill names, lowercased: its words but options (a `-9` glued to
+/// a name counts).
+fn kill_targets(command: &crate::shell::SimpleCommand) -> Vec<String> {
+    command.argv[1..]
+        .iter()
+        .filter(|a| !a.starts_with('-') || a.starts_with("-9") && a.len() > 2)
+        .map(|a| a.to_ascii_lowercase())
+        .collect()
+}
+
+/// The first of [`GPU_WORDS`] the targets name.
+fn gpu_word(targets: &[String]) -> Option<&'static str> {
+    GPU_WORDS
+        .iter()
+        .copied()
+        .find(|w| targets.iter().any(|t| t.contains(w)))
 }
 
 /// Words in a kill's targets that point at a GPU process.
