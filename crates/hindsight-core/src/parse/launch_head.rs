@@ -36,6 +36,9 @@ pub struct HeadLaunch {
     pub end: usize,
     pub engine: Engine,
     pub settings: ServerSettings,
+    /// The command as one line: continuation lines joined, without the
+    /// prompt, `set -x` mark or label that wrapped it.
+    pub command: String,
 }
 
 /// The launch command at the head of a log of `engine` (`Unknown` for a log
@@ -71,8 +74,9 @@ pub fn find(text: &str, engine: Engine) -> Option<HeadLaunch> {
                 break;
             }
             if continued {
+                // The `\` and the spaces before it.
                 let kept = joined.trim_end().len() - 1;
-                joined.truncate(kept);
+                joined.truncate(joined[..kept].trim_end().len());
             }
             joined.push(' ');
             joined.push_str(next.strip_prefix("+ ").unwrap_or(next));
@@ -85,6 +89,7 @@ pub fn find(text: &str, engine: Engine) -> Option<HeadLaunch> {
                 end: end_offset + end_line.len(),
                 engine,
                 settings,
+                command: joined,
             });
         }
         index += 1;
@@ -112,6 +117,7 @@ fn job_report(text: &str, engine: Engine) -> Option<HeadLaunch> {
                 end: from + offset + line.len(),
                 engine,
                 settings,
+                command: command.to_owned(),
             });
         }
     }
@@ -362,11 +368,24 @@ fn yaml_command(
         })
     })?;
     let (end_offset, end_line) = lines[last];
+    // The words as a command line, each quoted that needs it.
+    let command = words
+        .iter()
+        .map(|w| {
+            if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '\'') {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            } else {
+                w.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     Some(HeadLaunch {
         start: offset,
         end: end_offset + end_line.len(),
         engine: found.0,
         settings: found.1,
+        command,
     })
 }
 

@@ -37,12 +37,21 @@ pub struct LogLine {
     pub signal: Option<Signal>,
 }
 
+/// A launch command pasted above a log: the engine it starts, what its
+/// flags set, and the command as one line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PastedLaunch {
+    pub engine: Engine,
+    pub settings: ServerSettings,
+    pub command: String,
+}
+
 /// What one line says about a server.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Signal {
     /// The command that started the server, pasted above its log (see
     /// [`super::launch_head`]): what it was asked to do.
-    Launch(Box<(Engine, ServerSettings)>),
+    Launch(Box<PastedLaunch>),
     /// The engine's dump of its effective settings (`server_args=ServerArgs(…)`,
     /// vLLM's `non-default args: {…}`, TGI's `Args { … }`).
     Settings(Box<ServerSettings>),

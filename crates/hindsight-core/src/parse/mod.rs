@@ -439,7 +439,11 @@ pub fn parse_text(text: &str, id: SourceId, format: Format) -> Parsed {
             Event {
                 span: Span::new(id, head.start, head.end),
                 kind: EventKind::Log(LogLine {
-                    signal: Some(Signal::Launch(Box::new((head.engine, head.settings)))),
+                    signal: Some(Signal::Launch(Box::new(logline::PastedLaunch {
+                        engine: head.engine,
+                        settings: head.settings,
+                        command: head.command,
+                    }))),
                     ..LogLine::default()
                 }),
             },

@@ -12,7 +12,7 @@ mod seen;
 use std::collections::BTreeSet;
 
 use crate::engine::{Engine, launch_from_command};
-use crate::parse::logline::{LogLine, Signal, strip_ansi};
+use crate::parse::logline::{LogLine, PastedLaunch, Signal, strip_ansi};
 use crate::parse::{EventKind, Parsed, Role};
 use crate::secrets;
 use crate::settings::ServerSettings;
@@ -128,6 +128,33 @@ pub struct PortCheck {
 }
 
 impl Checkpoint {
+    /// A command run in the foreground by the agent, as written at `span`,
+    /// with what its programs look at; kind `Other`, nothing seen yet. The
+    /// readers set the rest.
+    fn of(id: usize, command: String, span: Span, commands: Vec<SimpleCommand>) -> Checkpoint {
+        Checkpoint {
+            id,
+            kind: CheckpointKind::Other,
+            command,
+            host: None,
+            time: None,
+            message: None,
+            span,
+            output: None,
+            observations: classify::observations(&commands),
+            commands,
+            seen: Seen::default(),
+            port_checks: Vec::new(),
+            log_windows: Vec::new(),
+            by_human: false,
+            by_subagent: false,
+            background: false,
+            exit_code: None,
+            is_error: false,
+            decoded: false,
+        }
+    }
+
     /// The command's lines as evidence.
     pub fn command_quote(&self) -> Quote {
         Quote {
@@ -362,7 +389,7 @@ impl Lifecycle {
         let phase = match signal {
             Signal::Launch(launch) => {
                 if self.launch.is_none() {
-                    self.launch = Some((**launch).clone());
+                    self.launch = Some((launch.engine, launch.settings.clone()));
                 }
                 None
             }
@@ -1007,7 +1034,7 @@ pub fn build(sources: &[&Source], mut parsed: Vec<(Format, bool, Parsed)>) -> Ti
         name: None,
         service: None,
     }));
-    link_logs(&mut timeline, sources, &logs);
+    link_logs(&mut timeline, &logs);
     attribute_observations(&mut timeline);
     read_log_servers(&mut timeline);
     probed_servers(&mut timeline);
@@ -1281,7 +1308,6 @@ fn collect_checkpoints(
                     .min()
                     .unwrap_or(CheckpointKind::Other);
                 let host = commands.iter().find_map(|c| c.host.clone()).or(prompt_host);
-                let observations = classify::observations(&commands);
                 let id = timeline.checkpoints.len();
                 // `cat > x.py <<'EOF' … EOF`: a file written by the call.
                 for command in &commands {
@@ -1302,25 +1328,15 @@ fn collect_checkpoints(
                 }
                 by_event.insert(index, id);
                 timeline.checkpoints.push(Checkpoint {
-                    id,
                     kind,
-                    command: text,
                     host,
                     time,
                     message,
-                    span: event.span,
-                    output: None,
-                    commands,
-                    observations,
-                    seen: Seen::default(),
-                    port_checks: Vec::new(),
-                    log_windows: Vec::new(),
                     by_human: actor == crate::parse::Actor::Human,
                     by_subagent: actor == crate::parse::Actor::SubAgent,
                     background,
-                    exit_code: None,
-                    is_error: false,
                     decoded,
+                    ..Checkpoint::of(id, text, event.span, commands)
                 });
             }
             EventKind::Output {
@@ -2166,7 +2182,7 @@ fn split_services(
                 ..
             }) => engines
                 .iter()
-                .position(|f| f.log_engine() == Some(launch.0))
+                .position(|f| f.log_engine() == Some(launch.engine))
                 .unwrap_or(0),
             _ => 0,
         };
@@ -2190,7 +2206,7 @@ fn split_services(
 /// only unlinked server of that engine, or the one whose port or model the
 /// log names); a log nobody launched in the transcript becomes a server of
 /// its own.
-fn link_logs(timeline: &mut Timeline, sources: &[&Source], logs: &[LogInput<'_>]) {
+fn link_logs(timeline: &mut Timeline, logs: &[LogInput<'_>]) {
     // First every log whose name matches a launch's redirect, so that the
     // order of the inputs never lets a fallback take another log's server.
     let mut links: Vec<(&LogInput<'_>, Option<usize>)> = Vec::new();
@@ -2259,11 +2275,10 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], logs: &[LogInput<'_>]
                         // stretch the transcript's reader already made it a
                         // checkpoint, when it is one.)
                         if log.name.is_some()
-                            && let Some(span) = head_launch_span(log.parsed)
-                            && let Some(source) = sources.get(log.source)
+                            && let Some((span, launch)) = head_launch_event(log.parsed)
                         {
                             timeline.servers[id].pasted_launch =
-                                Some(pasted_launch(timeline, source, span));
+                                Some(pasted_launch(timeline, span, launch.command.clone()));
                         }
                         id
                     }
@@ -2275,7 +2290,7 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], logs: &[LogInput<'_>]
         let head = head_launch(log.parsed);
         if server.engine == Engine::Unknown {
             server.engine = match head {
-                Some((engine, _)) if log_engine == Engine::Unknown => *engine,
+                Some(launch) if log_engine == Engine::Unknown => launch.engine,
                 _ => log_engine,
             };
         }
@@ -2304,69 +2319,33 @@ fn link_logs(timeline: &mut Timeline, sources: &[&Source], logs: &[LogInput<'_>]
     }
 }
 
-/// Where the command pasted above a log is.
-fn head_launch_span(log: &Parsed) -> Option<Span> {
-    log.events.iter().find_map(|event| match &event.kind {
-        EventKind::Log(LogLine {
-            signal: Some(Signal::Launch(_)),
-            ..
-        }) => Some(event.span),
-        _ => None,
-    })
-}
-
-/// A launch checkpoint for the command at `span` of a log file: typed by a
-/// person (no agent ran it), its output the log below it.
-fn pasted_launch(timeline: &mut Timeline, source: &Source, span: Span) -> usize {
-    let text = source.text.get(span.start..span.end).unwrap_or_default();
-    // Wrapped flags (`\` at line ends, flags on lines of their own) are one
-    // command; a prompt before it is not part of it.
-    let command = text
-        .lines()
-        .map(|line| {
-            // A Markdown quote's `>` (an issue quoting the command).
-            let line = line.trim();
-            let line = line.strip_prefix('>').unwrap_or(line).trim();
-            let line = crate::parse::pasted::prompt(line).map_or(line, |(_, start)| &line[start..]);
-            line.strip_suffix('\\').unwrap_or(line).trim()
-        })
-        .filter(|line| !line.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
+/// A launch checkpoint for the command pasted above a log file (at
+/// `span`): typed by a person (no agent ran it), its output the log below
+/// it.
+fn pasted_launch(timeline: &mut Timeline, span: Span, command: String) -> usize {
     let commands = shell::parse(&command);
-    let observations = classify::observations(&commands);
     let id = timeline.checkpoints.len();
     timeline.checkpoints.push(Checkpoint {
-        id,
         kind: CheckpointKind::Launch,
         host: commands.iter().find_map(|c| c.host.clone()),
-        command,
-        time: None,
-        message: None,
-        span,
-        output: None,
-        commands,
-        observations,
-        seen: Seen::default(),
-        port_checks: Vec::new(),
-        log_windows: Vec::new(),
         by_human: true,
-        by_subagent: false,
-        background: false,
-        exit_code: None,
-        is_error: false,
-        decoded: false,
+        ..Checkpoint::of(id, command, span, commands)
     });
     id
 }
 
 /// The command pasted above a log, if its parser found one.
-fn head_launch(log: &Parsed) -> Option<&(Engine, ServerSettings)> {
+fn head_launch(log: &Parsed) -> Option<&PastedLaunch> {
+    head_launch_event(log).map(|(_, launch)| launch)
+}
+
+/// [`head_launch`] and where its lines are.
+fn head_launch_event(log: &Parsed) -> Option<(Span, &PastedLaunch)> {
     log.events.iter().find_map(|event| match &event.kind {
         EventKind::Log(LogLine {
             signal: Some(Signal::Launch(launch)),
             ..
-        }) => Some(&**launch),
+        }) => Some((event.span, &**launch)),
         _ => None,
     })
 }
@@ -2378,7 +2357,7 @@ fn by_content(timeline: &Timeline, candidates: &[usize], log: &Parsed) -> Option
     for event in &log.events {
         if let EventKind::Log(line) = &event.kind {
             match &line.signal {
-                Some(Signal::Launch(launch)) => named.merge_missing(&launch.1),
+                Some(Signal::Launch(launch)) => named.merge_missing(&launch.settings),
                 Some(Signal::Settings(settings)) => named.merge_missing(settings),
                 Some(Signal::Bound { port, .. }) => bound = bound.or(*port),
                 _ => {}
