@@ -221,8 +221,18 @@ pub struct Written {
     pub launch: Option<Box<(Engine, ServerSettings)>>,
 }
 
-/// The inference server a script's text starts, if it starts one.
-fn script_launch(body: &str) -> Option<Box<(Engine, ServerSettings)>> {
+/// The inference server a shell script written at `path` starts, if it
+/// starts one. Only a shell script is read as commands (`.sh`, a `#!` line,
+/// a name without extension): the Python, JSON or YAML an agent writes is
+/// not, and can be large.
+fn script_launch(path: &str, body: &str) -> Option<Box<(Engine, ServerSettings)>> {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let shell_script = body.starts_with("#!")
+        || !name.contains('.')
+        || [".sh", ".bash", ".zsh"].iter().any(|e| name.ends_with(e));
+    if !shell_script {
+        return None;
+    }
     shell::parse(body)
         .iter()
         .find_map(|c| launch_from_command(&c.argv, &c.env))
@@ -1322,7 +1332,7 @@ fn collect_checkpoints(
                             path: path.to_owned(),
                             from: id,
                             imports: classify::python_imports(body),
-                            launch: script_launch(body),
+                            launch: script_launch(path, body),
                         });
                     }
                 }
@@ -1367,10 +1377,10 @@ fn collect_checkpoints(
             }
             EventKind::FileWrite { path, text } => timeline.writes.push(Written {
                 span: event.span,
-                path,
                 from: timeline.checkpoints.len(),
                 imports: classify::python_imports(&text),
-                launch: script_launch(&text),
+                launch: script_launch(&path, &text),
+                path,
             }),
             EventKind::Log(_) | EventKind::Unrecognized | EventKind::PastedLog { .. } => {}
         }
@@ -3250,6 +3260,15 @@ mod tests {
         let fine = text.replace("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", "Container api Started");
         let report = crate::analyze(&[crate::Source::new("t.txt", fine.as_str())]);
         assert_ne!(report.servers[0].ready, Some(false));
+    }
+
+    #[test]
+    fn only_a_shell_script_is_read_for_the_server_it_starts() {
+        assert!(script_launch("/tmp/start", "vllm serve m --port 8001").is_some());
+        assert!(script_launch("run.sh", "vllm serve m").is_some());
+        assert!(script_launch("/x/launch", "#!/bin/bash\nexec vllm serve m").is_some());
+        assert!(script_launch("/tmp/notes.py", "vllm serve m").is_none());
+        assert!(script_launch("config.yaml", "vllm serve m").is_none());
     }
 
     #[test]
