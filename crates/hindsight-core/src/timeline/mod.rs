@@ -1698,6 +1698,9 @@ fn latest_background_server(
 
 fn create_servers(timeline: &mut Timeline) {
     let mut became_launches = Vec::new();
+    // Most sessions write no script that starts a server: then no command
+    // is looked up among the writes.
+    let scripts = timeline.writes.iter().any(|w| w.launch.is_some());
     for checkpoint in &timeline.checkpoints {
         // A program the agent ran in the background that then bound a
         // port (or is named as a server) is a launch of a server, whatever
@@ -1741,7 +1744,8 @@ fn create_servers(timeline: &mut Timeline) {
             // An inference engine (or a script written to start one), else
             // another long-running server.
             let launched = launch_from_command(&command.argv, &command.env).or_else(|| {
-                let found = written_script(&timeline.writes, checkpoint, command)?;
+                let found =
+                    scripts.then(|| written_script(&timeline.writes, checkpoint, command))??;
                 became_launches.push(checkpoint.id);
                 Some(found)
             });
