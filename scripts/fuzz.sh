@@ -20,7 +20,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(detect_parse condense shell analyze config hook)
+    targets=(detect_parse condense shell analyze config hook share_link saved_state)
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,6 +37,17 @@ seed() {
         printf '\x00{"hook_event_name":"Stop","session_id":"s","transcript_path":"/nonexistent","cwd":"/tmp"}' > "$dir/claude"
         printf '\x01{"hook_event_name":"Stop","session_id":"s","transcript_path":"/nonexistent"}' > "$dir/codex"
         printf '\x02{"hook_event_name":"AfterAgent","session_id":"s","transcript_path":"/nonexistent"}' > "$dir/gemini"
+        ;;
+    saved_state)
+        # Stored documents as the page writes them: sources, rules, view.
+        printf '{"sources":[{"name":"t.txt","format":"claude-code","text":"$ vllm serve m --port 8001\\n"}],"config":{"ignore":["port-unchecked"],"severity":{"ranks-uncounted":"error"}},"view":{"theme":"dark","show_secrets":false,"search":"port"}}' > "$dir/state.json"
+        printf '{"sources":[{"name":"big.log","text":null},{"name":"x","format":"nope","text":""}]}' > "$dir/dropped.json"
+        ;;
+    share_link)
+        # The body deflates its input into a link, so a saved document
+        # (JSON) is the likeliest to decode; a fragment's base64url too.
+        printf '{"sources":[{"name":"s.log","format":"vllm-log","text":"INFO:     Uvicorn running on http://0.0.0.0:8000\\n"}],"config":{}}' > "$dir/payload.json"
+        printf 'q1YqTs4vSlWyiq5WSs7PL8rJTMxLLVKyUkpNzCgpSsxLycxLV6rVUUorys8tSM0rAQoqxdYCAA' > "$dir/fragment"
         ;;
     *)
         # Inputs of examples/ (not their expectations), cut to 4 KiB (the -max_len): the

@@ -1,12 +1,18 @@
 //! Replays what the fuzzer found (`fuzz/corpus/<target>/`, minimized) and
 //! every crash it ever reported (`fuzz/regressions/<target>/`) through the
-//! same target bodies (`hindsight_cli::fuzzing`), on stable, so nothing
+//! same target bodies (`hindsight_cli::fuzzing`, and the page's
+//! `hindsight_web::fuzzing`), on stable, so nothing
 //! found ever comes back. The fuzzing itself is `scripts/fuzz.sh`
 //! (nightly); this test is fast.
 
 use std::path::Path;
 
-use hindsight_cli::fuzzing::TARGETS;
+/// Every target: the CLI's and the page's.
+fn targets() -> impl Iterator<Item = &'static (&'static str, fn(&[u8]))> {
+    hindsight_cli::fuzzing::TARGETS
+        .iter()
+        .chain(hindsight_web::fuzzing::TARGETS)
+}
 
 fn inputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -31,7 +37,7 @@ fn inputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn every_saved_fuzz_input_runs_clean() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
     let mut total = 0;
-    for (name, body) in TARGETS {
+    for (name, body) in targets() {
         // A target the fuzz crate does not build would never be fuzzed.
         assert!(
             root.join("fuzz_targets")
@@ -63,7 +69,7 @@ fn regression_folders_match_the_targets() {
     for entry in entries.filter_map(Result::ok) {
         let name = entry.file_name().to_string_lossy().into_owned();
         assert!(
-            TARGETS.iter().any(|(t, _)| *t == name),
+            targets().any(|(t, _)| *t == name),
             "fuzz/regressions/{name} is no fuzz target"
         );
     }

@@ -90,12 +90,14 @@ fn storage_available() -> bool {
     matches!(gloo::utils::window().local_storage(), Ok(Some(_)))
 }
 
-/// The value stored as JSON under `key`, if any and readable.
-pub(crate) fn load<T: serde::de::DeserializeOwned>(key: &str) -> Option<T> {
+/// The text stored under `key`, if any and readable. Decoding is the
+/// caller's (for saved state, [`crate::saved::Saved::parse`], which the fuzz
+/// target `saved_state` runs on arbitrary text).
+pub(crate) fn load_text(key: &str) -> Option<String> {
     if !storage_available() {
         return None;
     }
-    LocalStorage::get(key).ok()
+    LocalStorage::raw().get_item(key).ok().flatten()
 }
 
 /// Stores `value` as JSON under `key`; the error says why not (quota,

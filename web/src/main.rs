@@ -4,8 +4,9 @@
 //! A Leptos client-side app built by Trunk. All analysis runs in the browser
 //! through [`hindsight_core::analyze_with`], in a Web Worker ([`worker`]) so
 //! the page never freezes; the page makes no request after load.
-//! Logic lives in plain modules ([`model`], [`present`], [`protocol`],
-//! [`saved`], [`share`], [`viewer`]) with native tests; the component modules
+//! Logic lives in the plain modules of the `hindsight_web` library
+//! (`web/src/lib.rs`: model, present, protocol, saved, share, wire) and in
+//! [`viewer`], with native tests; the component modules
 //! ([`app`], [`editor`], [`results`], [`settings`]) only wire signals to
 //! views, and [`browser`] and [`worker`] hold the browser APIs used directly.
 //!
@@ -14,24 +15,20 @@
 
 #![forbid(unsafe_code)]
 
+// The library's modules under the names the components use.
+use hindsight_web::{model, present, protocol, saved, seed, share, wire};
+
 mod app;
 mod browser;
 mod editor;
-mod model;
-mod present;
-mod protocol;
 mod results;
-mod saved;
-mod seed;
 mod settings;
-mod share;
 mod state;
 // Component tests need a DOM, so they exist only in the browser build
 // (`wasm-pack test web`); native `cargo test` runs the plain modules' tests.
 #[cfg(all(test, target_arch = "wasm32"))]
 mod tests;
 mod viewer;
-mod wire;
 mod worker;
 
 fn main() {

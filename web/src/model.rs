@@ -9,34 +9,33 @@ use std::sync::Arc;
 
 use hindsight_core::{Config, Format, Report, Severity, Source};
 
-#[cfg(test)]
 use crate::protocol;
 use crate::protocol::{Reply, Secret, Snapshot};
 
 /// The value of the format select that means "let the core detect it".
-pub(crate) const AUTO_DETECT: &str = "auto";
+pub const AUTO_DETECT: &str = "auto";
 
 /// One source as the user edits it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Draft {
+pub struct Draft {
     /// Stable key of the editor (survives renames and removals of others).
-    pub(crate) id: u32,
-    pub(crate) name: String,
+    pub id: u32,
+    pub name: String,
     /// `None` means auto-detect.
-    pub(crate) format: Option<Format>,
+    pub format: Option<Format>,
     /// Shared with the [`Snapshot`]s taken of it, so that pressing Analyze
     /// copies nothing on the main thread however big the text is; an edit
     /// replaces it rather than changing it.
-    pub(crate) text: Arc<String>,
+    pub text: Arc<String>,
     /// Byte offset of the first invalid UTF-8 sequence of a loaded file,
     /// forgotten as soon as the user edits the text.
-    pub(crate) invalid_utf8_at: Option<usize>,
+    pub invalid_utf8_at: Option<usize>,
 }
 
 /// All sources being edited, plus a revision that changes on every edit so
 /// the page can tell when the shown report no longer matches the inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Inputs {
+pub struct Inputs {
     drafts: Vec<Draft>,
     next_id: u32,
     revision: u64,
@@ -44,7 +43,7 @@ pub(crate) struct Inputs {
 
 impl Inputs {
     /// Inputs holding the given sources, named and detected as given.
-    pub(crate) fn with_sources<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+    pub fn with_sources<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let mut inputs = Self::default();
         for (name, text) in sources {
             inputs.add(name, text);
@@ -53,37 +52,32 @@ impl Inputs {
     }
 
     /// Every source, in order.
-    pub(crate) fn drafts(&self) -> &[Draft] {
+    pub fn drafts(&self) -> &[Draft] {
         &self.drafts
     }
 
     /// Adds a source with a chosen format (`None`: detect it).
-    pub(crate) fn add_with_format(
-        &mut self,
-        name: &str,
-        text: &str,
-        format: Option<Format>,
-    ) -> u32 {
+    pub fn add_with_format(&mut self, name: &str, text: &str, format: Option<Format>) -> u32 {
         let id = self.add(name, text);
         self.edit(id, |d| d.format = format);
         id
     }
 
-    pub(crate) fn draft(&self, id: u32) -> Option<&Draft> {
+    pub fn draft(&self, id: u32) -> Option<&Draft> {
         self.drafts.iter().find(|d| d.id == id)
     }
 
     /// The editors' keys, in order.
-    pub(crate) fn ids(&self) -> Vec<u32> {
+    pub fn ids(&self) -> Vec<u32> {
         self.drafts.iter().map(|d| d.id).collect()
     }
 
-    pub(crate) fn revision(&self) -> u64 {
+    pub fn revision(&self) -> u64 {
         self.revision
     }
 
     /// Adds a source and returns its key.
-    pub(crate) fn add(&mut self, name: &str, text: &str) -> u32 {
+    pub fn add(&mut self, name: &str, text: &str) -> u32 {
         self.add_owned(name, text.to_owned())
     }
 
@@ -104,7 +98,7 @@ impl Inputs {
     }
 
     /// Adds an empty source with a name that is not taken yet.
-    pub(crate) fn add_empty(&mut self) -> u32 {
+    pub fn add_empty(&mut self) -> u32 {
         let name = if self.drafts.is_empty() {
             "transcript.txt".to_owned()
         } else {
@@ -117,7 +111,7 @@ impl Inputs {
     /// [`Source::from_bytes`], so invalid UTF-8 is replaced and remembered
     /// (the analysis then reports where). An empty editor left over from
     /// "clear" is reused instead of piling up below.
-    pub(crate) fn add_file(&mut self, name: &str, bytes: &[u8]) -> u32 {
+    pub fn add_file(&mut self, name: &str, bytes: &[u8]) -> u32 {
         let source = Source::from_bytes(name, bytes);
         let reusable = self
             .drafts
@@ -141,7 +135,7 @@ impl Inputs {
         id
     }
 
-    pub(crate) fn remove(&mut self, id: u32) {
+    pub fn remove(&mut self, id: u32) {
         let before = self.drafts.len();
         self.drafts.retain(|d| d.id != id);
         if self.drafts.len() != before {
@@ -150,16 +144,16 @@ impl Inputs {
     }
 
     /// Removes every source and leaves one empty editor for a transcript.
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.drafts.clear();
         self.add_empty();
     }
 
-    pub(crate) fn set_name(&mut self, id: u32, name: &str) {
+    pub fn set_name(&mut self, id: u32, name: &str) {
         self.edit(id, |d| d.name = name.to_owned());
     }
 
-    pub(crate) fn set_text(&mut self, id: u32, text: &str) {
+    pub fn set_text(&mut self, id: u32, text: &str) {
         self.edit(id, |d| {
             d.text = Arc::new(text.to_owned());
             d.invalid_utf8_at = None;
@@ -167,7 +161,7 @@ impl Inputs {
     }
 
     /// Sets the format from the select's value ([`AUTO_DETECT`] or a format name).
-    pub(crate) fn set_format(&mut self, id: u32, value: &str) {
+    pub fn set_format(&mut self, id: u32, value: &str) {
         let format = parse_format_choice(value);
         self.edit(id, |d| d.format = format);
     }
@@ -175,7 +169,7 @@ impl Inputs {
     /// The sources to analyze: editors with text, in order, sharing their
     /// texts. A blank name becomes `source-N` (N counting editors from 1) so
     /// evidence can still point somewhere.
-    pub(crate) fn snapshots(&self) -> Vec<Snapshot> {
+    pub fn snapshots(&self) -> Vec<Snapshot> {
         self.drafts
             .iter()
             .enumerate()
@@ -193,7 +187,7 @@ impl Inputs {
     }
 
     /// [`Inputs::snapshots`] as the core's sources (each text copied).
-    pub(crate) fn to_sources(&self) -> Vec<Source> {
+    pub fn to_sources(&self) -> Vec<Source> {
         self.snapshots().iter().map(Snapshot::to_source).collect()
     }
 
@@ -230,33 +224,32 @@ impl Inputs {
 
 /// A report, what it was computed from, and what the views need beside it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Analysis {
-    pub(crate) report: Report,
+pub struct Analysis {
+    pub report: Report,
     /// The input revision and rule configuration it came from.
-    pub(crate) revision: u64,
-    pub(crate) config: Config,
+    pub revision: u64,
+    pub config: Config,
     /// The texts as analyzed (the source viewer shows these, not later edits).
-    pub(crate) sources: Arc<Vec<Snapshot>>,
+    pub sources: Arc<Vec<Snapshot>>,
     /// Credentials in those texts, for redacting the source viewer.
-    pub(crate) secrets: Arc<Vec<Secret>>,
+    pub secrets: Arc<Vec<Secret>>,
     /// Time the analysis itself took, in milliseconds.
-    pub(crate) millis: f64,
+    pub millis: f64,
     /// Which run of the page this was (each Analyze counts one).
-    pub(crate) run: u32,
+    pub run: u32,
 }
 
 impl Analysis {
     /// Runs the analysis here and now (the page itself always goes through
     /// the worker, or [`protocol::run`] without one).
-    #[cfg(test)]
-    pub(crate) fn of(inputs: &Inputs, config: &Config) -> Self {
+    pub fn of(inputs: &Inputs, config: &Config) -> Self {
         let sources = inputs.snapshots();
         let reply = protocol::run(0, config, &inputs.to_sources());
         Self::from_reply(reply, inputs.revision(), config.clone(), Arc::new(sources))
     }
 
     /// The analysis a worker sent back for these inputs.
-    pub(crate) fn from_reply(
+    pub fn from_reply(
         reply: Reply,
         revision: u64,
         config: Config,
@@ -274,13 +267,13 @@ impl Analysis {
     }
 
     /// Whether the inputs or the rule configuration changed since.
-    pub(crate) fn is_stale(&self, inputs: &Inputs, config: &Config) -> bool {
+    pub fn is_stale(&self, inputs: &Inputs, config: &Config) -> bool {
         self.revision != inputs.revision() || &self.config != config
     }
 }
 
 /// Turns a rule on or off.
-pub(crate) fn set_rule_enabled(config: &mut Config, id: &str, enabled: bool) {
+pub fn set_rule_enabled(config: &mut Config, id: &str, enabled: bool) {
     if enabled {
         config.ignore.remove(id);
         if let Some(select) = &mut config.select {
@@ -292,7 +285,7 @@ pub(crate) fn set_rule_enabled(config: &mut Config, id: &str, enabled: bool) {
 }
 
 /// Sets a rule's severity; its default severity removes the override.
-pub(crate) fn set_rule_severity(config: &mut Config, id: &str, severity: Severity) {
+pub fn set_rule_severity(config: &mut Config, id: &str, severity: Severity) {
     let default = hindsight_core::rules::find(id).map(|r| r.severity);
     if default == Some(severity) {
         config.severity.remove(id);
@@ -302,26 +295,26 @@ pub(crate) fn set_rule_severity(config: &mut Config, id: &str, severity: Severit
 }
 
 /// A severity from its name (`error`, `warning`, `info`).
-pub(crate) fn severity_from_name(name: &str) -> Option<Severity> {
+pub fn severity_from_name(name: &str) -> Option<Severity> {
     [Severity::Error, Severity::Warning, Severity::Info]
         .into_iter()
         .find(|s| s.name() == name)
 }
 
 /// The options of the format select: (value, label), auto-detect first.
-pub(crate) fn format_options() -> Vec<(&'static str, &'static str)> {
+pub fn format_options() -> Vec<(&'static str, &'static str)> {
     std::iter::once((AUTO_DETECT, "auto-detect"))
         .chain(Format::ALL.iter().map(|f| (f.name(), f.name())))
         .collect()
 }
 
 /// The select's value for a format choice.
-pub(crate) fn format_choice_value(format: Option<Format>) -> &'static str {
+pub fn format_choice_value(format: Option<Format>) -> &'static str {
     format.map_or(AUTO_DETECT, Format::name)
 }
 
 /// A select value back to a format choice; anything unknown means auto-detect.
-pub(crate) fn parse_format_choice(value: &str) -> Option<Format> {
+pub fn parse_format_choice(value: &str) -> Option<Format> {
     Format::from_name(value)
 }
 

@@ -7,20 +7,20 @@ use hindsight_core::report::{CheckpointReport, Evidence, FindingReport, Report, 
 use hindsight_core::rules::CheckStatus;
 
 /// File name of the Markdown export.
-pub(crate) const MARKDOWN_FILE: &str = "hindsight-report.md";
+pub const MARKDOWN_FILE: &str = "hindsight-report.md";
 /// File name of the JSON export.
-pub(crate) const JSON_FILE: &str = "hindsight-report.json";
+pub const JSON_FILE: &str = "hindsight-report.json";
 
 /// Severities in the order the page shows them: worst first.
 const SEVERITY_ORDER: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Info];
 
 /// `1 thing` / `2 things`.
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The one-line summary above the results.
-pub(crate) fn summary(report: &Report) -> String {
+pub fn summary(report: &Report) -> String {
     let (errors, warnings, infos) = report.counts();
     let mut findings = plural(report.findings.len(), "finding", "findings");
     let parts: Vec<String> = [
@@ -45,7 +45,7 @@ pub(crate) fn summary(report: &Report) -> String {
 }
 
 /// Findings grouped by severity, worst first; empty groups are left out.
-pub(crate) fn by_severity(report: &Report) -> Vec<(Severity, Vec<FindingReport>)> {
+pub fn by_severity(report: &Report) -> Vec<(Severity, Vec<FindingReport>)> {
     SEVERITY_ORDER
         .iter()
         .map(|&severity| {
@@ -62,7 +62,7 @@ pub(crate) fn by_severity(report: &Report) -> Vec<(Severity, Vec<FindingReport>)
 }
 
 /// The heading of one severity group.
-pub(crate) fn severity_heading(severity: Severity, count: usize) -> String {
+pub fn severity_heading(severity: Severity, count: usize) -> String {
     let word = match severity {
         Severity::Error => "Errors",
         Severity::Warning => "Warnings",
@@ -72,7 +72,7 @@ pub(crate) fn severity_heading(severity: Severity, count: usize) -> String {
 }
 
 /// A finding's status in words.
-pub(crate) fn status_label(status: CheckStatus) -> &'static str {
+pub fn status_label(status: CheckStatus) -> &'static str {
     match status {
         CheckStatus::NotChecked => "never checked",
         CheckStatus::Failed => "checked, failed",
@@ -80,16 +80,16 @@ pub(crate) fn status_label(status: CheckStatus) -> &'static str {
     }
 }
 
-pub(crate) use hindsight_core::report::words::tri_state;
+pub use hindsight_core::report::words::tri_state;
 
 /// "drafter loaded" for a server: n/a when it loads no drafter (the
 /// core's own test, so the page and the CLI agree).
-pub(crate) fn drafter_loaded(server: &ServerReport) -> &'static str {
+pub fn drafter_loaded(server: &ServerReport) -> &'static str {
     server.drafter_loaded_text()
 }
 
 /// The drafter as one line: `EAGLE3 · /data/drafter`.
-pub(crate) fn drafter(server: &ServerReport) -> Option<String> {
+pub fn drafter(server: &ServerReport) -> Option<String> {
     match (&server.speculative_algorithm, &server.draft_model) {
         (Some(algorithm), Some(model)) => Some(format!("{algorithm} · {model}")),
         (Some(one), None) | (None, Some(one)) => Some(one.clone()),
@@ -98,7 +98,7 @@ pub(crate) fn drafter(server: &ServerReport) -> Option<String> {
 }
 
 /// What the rank count is based on: the linked log, or only what the agent saw.
-pub(crate) fn ranks_label(server: &ServerReport) -> &'static str {
+pub fn ranks_label(server: &ServerReport) -> &'static str {
     if server.log_source.is_some() {
         "ranks in log"
     } else {
@@ -108,7 +108,7 @@ pub(crate) fn ranks_label(server: &ServerReport) -> &'static str {
 
 /// The heading over a server's last line: its log's end, or, without a
 /// linked log, the last line the agent saw of it.
-pub(crate) fn last_line_label(server: &ServerReport) -> &'static str {
+pub fn last_line_label(server: &ServerReport) -> &'static str {
     if server.log_source.is_some() {
         "Log stops at"
     } else {
@@ -117,25 +117,25 @@ pub(crate) fn last_line_label(server: &ServerReport) -> &'static str {
 }
 
 /// `8 of 8`, `3 of at least 8`, `2 (expected unknown)`.
-pub(crate) fn ranks(server: &ServerReport) -> String {
+pub fn ranks(server: &ServerReport) -> String {
     server.ranks_text()
 }
 
 /// Whether fewer ranks were seen than expected.
-pub(crate) fn ranks_short(server: &ServerReport) -> bool {
+pub fn ranks_short(server: &ServerReport) -> bool {
     server
         .ranks_expected
         .is_some_and(|expected| server.ranks_seen < expected)
 }
 
 /// An optional value, or a dash.
-pub(crate) fn or_dash<T: ToString>(value: Option<T>) -> String {
+pub fn or_dash<T: ToString>(value: Option<T>) -> String {
     value.map_or_else(|| "—".to_owned(), |v| v.to_string())
 }
 
 /// The parallelism of a server: `tp 8`, `tp 4 · pp 2`. Tensor parallelism is
 /// always shown (1 when unset); the other sizes only when above 1.
-pub(crate) fn parallelism(server: &ServerReport) -> String {
+pub fn parallelism(server: &ServerReport) -> String {
     let mut parts = vec![format!("tp {}", server.tp_size.unwrap_or(1))];
     parts.extend(
         [
@@ -151,7 +151,7 @@ pub(crate) fn parallelism(server: &ServerReport) -> String {
 
 /// The rules whose evidence points at a checkpoint's command or output
 /// lines, so the timeline can mark the actions a finding is about.
-pub(crate) fn flags(checkpoint: &CheckpointReport, findings: &[FindingReport]) -> Vec<String> {
+pub fn flags(checkpoint: &CheckpointReport, findings: &[FindingReport]) -> Vec<String> {
     let own: Vec<&Evidence> = std::iter::once(&checkpoint.evidence)
         .chain(checkpoint.output.as_ref())
         .collect();
@@ -172,7 +172,7 @@ pub(crate) fn flags(checkpoint: &CheckpointReport, findings: &[FindingReport]) -
 /// For findings in display order, which of their evidence excerpts were
 /// already quoted by an earlier finding (the launch line often backs several),
 /// so the page can fold the repeats.
-pub(crate) fn repeated_evidence<'a>(
+pub fn repeated_evidence<'a>(
     findings: impl IntoIterator<Item = &'a FindingReport>,
 ) -> Vec<Vec<bool>> {
     let mut seen: Vec<(&str, u32, u32)> = Vec::new();
@@ -196,7 +196,7 @@ pub(crate) fn repeated_evidence<'a>(
 }
 
 /// Where evidence comes from: `log.txt:12` or `log.txt:12–15`.
-pub(crate) fn evidence_label(evidence: &Evidence) -> String {
+pub fn evidence_label(evidence: &Evidence) -> String {
     if evidence.line_end > evidence.line_start {
         format!(
             "{}:{}–{}",
@@ -210,7 +210,7 @@ pub(crate) fn evidence_label(evidence: &Evidence) -> String {
 /// Line numbers for an evidence block's gutter, one per shown line. An
 /// excerpt cut in the middle (`… N more lines …`) gets a blank gutter there
 /// and resumes counting after the cut.
-pub(crate) fn gutter(evidence: &Evidence) -> Vec<String> {
+pub fn gutter(evidence: &Evidence) -> Vec<String> {
     let mut number = evidence.line_start;
     evidence
         .text
@@ -239,7 +239,7 @@ fn cut_marker(line: &str) -> Option<u32> {
 /// How often a server restarted in its log, and how earlier runs failed:
 /// `once; before: cuda-oom (line 16)`. `None` for a single run (the card
 /// then shows nothing: the facts above are the last run's either way).
-pub(crate) fn restarts(server: &ServerReport) -> Option<String> {
+pub fn restarts(server: &ServerReport) -> Option<String> {
     if server.restarts == 0 {
         return None;
     }
@@ -257,7 +257,7 @@ pub(crate) fn restarts(server: &ServerReport) -> Option<String> {
 }
 
 /// A byte count for people: `812 B`, `31.4 KB`, `2.0 MB`.
-pub(crate) fn size(bytes: usize) -> String {
+pub fn size(bytes: usize) -> String {
     // Display only; precision loss on huge inputs does not matter.
     #[allow(clippy::cast_precision_loss)]
     let b = bytes as f64;
@@ -281,7 +281,7 @@ pub(crate) fn size(bytes: usize) -> String {
 /// library's float formatting, which would add about 5 KB (gzipped) of
 /// shortest-digits and exact-digits algorithms to the page for a few
 /// percentages, pixel offsets and timings.
-pub(crate) fn fixed(value: f64, decimals: u32) -> String {
+pub fn fixed(value: f64, decimals: u32) -> String {
     let decimals = decimals.min(6);
     let unit = 10u64.pow(decimals);
     // Above 2^53 an f64 holds no fraction digits anyway.
@@ -310,7 +310,7 @@ pub(crate) fn fixed(value: f64, decimals: u32) -> String {
 /// Lower case, for case-insensitive search. In the browser this is
 /// JavaScript's `toLowerCase` (the same Unicode mapping): the standard
 /// library's would add its 11 KB lower-case table to the page.
-pub(crate) fn lower(text: &str) -> String {
+pub fn lower(text: &str) -> String {
     #[cfg(target_arch = "wasm32")]
     {
         String::from(js_sys::JsString::from(text).to_lower_case())
@@ -322,7 +322,7 @@ pub(crate) fn lower(text: &str) -> String {
 }
 
 /// The footer of a source editor: `92 lines · 8.1 KB`.
-pub(crate) fn text_stats(text: &str) -> String {
+pub fn text_stats(text: &str) -> String {
     format!(
         "{} · {}",
         plural(text.lines().count(), "line", "lines"),
@@ -332,14 +332,14 @@ pub(crate) fn text_stats(text: &str) -> String {
 
 /// A piece of rule documentation text: prose or inline code.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Inline {
+pub enum Inline {
     Text(String),
     Code(String),
 }
 
 /// Splits the rules' Markdown (prose with `inline code`) into pieces; an
 /// unmatched backtick is kept as text.
-pub(crate) fn inline_code(markdown: &str) -> Vec<Inline> {
+pub fn inline_code(markdown: &str) -> Vec<Inline> {
     let mut pieces = Vec::new();
     let mut rest = markdown;
     while let Some(open) = rest.find('`') {
@@ -361,20 +361,20 @@ pub(crate) fn inline_code(markdown: &str) -> Vec<Inline> {
 
 /// What the filter bar lets through.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Filter {
+pub struct Filter {
     /// Lower-cased search text; empty matches everything.
-    pub(crate) search: String,
+    pub search: String,
     /// Severities and checkpoint kinds switched off.
-    pub(crate) hidden_severities: Vec<Severity>,
-    pub(crate) hidden_kinds: Vec<&'static str>,
+    pub hidden_severities: Vec<Severity>,
+    pub hidden_kinds: Vec<&'static str>,
     /// Only this host (`local` for commands run without `ssh`).
-    pub(crate) host: Option<String>,
+    pub host: Option<String>,
     /// Only this server (its index in the report).
-    pub(crate) server: Option<usize>,
+    pub server: Option<usize>,
 }
 
 /// The host label of a command or server: its host, or `local`.
-pub(crate) fn host_label(host: Option<&str>) -> String {
+pub fn host_label(host: Option<&str>) -> String {
     host.unwrap_or("local").to_owned()
 }
 
@@ -384,7 +384,7 @@ fn mentions(needle: &str, texts: &[&str]) -> bool {
 }
 
 impl Filter {
-    pub(crate) fn finding(&self, finding: &FindingReport, report: &Report) -> bool {
+    pub fn finding(&self, finding: &FindingReport, report: &Report) -> bool {
         let server = finding.server.and_then(|i| report.servers.get(i));
         let host = host_label(server.and_then(|s| s.host.as_deref()));
         !self.hidden_severities.contains(&finding.severity)
@@ -404,7 +404,7 @@ impl Filter {
                 .any(|e| mentions(&self.search, &[&e.text])))
     }
 
-    pub(crate) fn checkpoint(&self, checkpoint: &CheckpointReport, report: &Report) -> bool {
+    pub fn checkpoint(&self, checkpoint: &CheckpointReport, report: &Report) -> bool {
         let host = host_label(checkpoint.host.as_deref());
         let server_host = self
             .server
@@ -424,7 +424,7 @@ impl Filter {
 }
 
 /// Every host in the report, in order of first appearance.
-pub(crate) fn hosts(report: &Report) -> Vec<String> {
+pub fn hosts(report: &Report) -> Vec<String> {
     let mut hosts: Vec<String> = Vec::new();
     let all = report
         .checkpoints
@@ -441,7 +441,7 @@ pub(crate) fn hosts(report: &Report) -> Vec<String> {
 }
 
 /// A server in one line: `sglang · host:8000`.
-pub(crate) fn server_label(server: &ServerReport) -> String {
+pub fn server_label(server: &ServerReport) -> String {
     let place = match (&server.host, server.port) {
         (Some(host), Some(port)) => format!("{host}:{port}"),
         (Some(host), None) => host.clone(),
@@ -453,7 +453,7 @@ pub(crate) fn server_label(server: &ServerReport) -> String {
 
 /// Seconds since midnight of a log time such as `2026-02-11 22:34:41` (or
 /// `22:34:41.123`, `2026-02-11T22:34:41Z`): the first `HH:MM:SS` in it.
-pub(crate) fn seconds_of(time: &str) -> Option<u32> {
+pub fn seconds_of(time: &str) -> Option<u32> {
     let bytes = time.as_bytes();
     (0..bytes.len().saturating_sub(7)).find_map(|i| {
         let t = bytes.get(i..i + 8)?;
@@ -475,7 +475,7 @@ pub(crate) fn seconds_of(time: &str) -> Option<u32> {
 }
 
 /// `34 s`, `2 min 5 s`, `1 h 3 min`.
-pub(crate) fn duration(seconds: u32) -> String {
+pub fn duration(seconds: u32) -> String {
     match seconds {
         0..60 => format!("{seconds} s"),
         60..3600 if seconds.is_multiple_of(60) => format!("{} min", seconds / 60),
@@ -486,7 +486,7 @@ pub(crate) fn duration(seconds: u32) -> String {
 
 /// The note between two consecutive checkpoints when time passed or
 /// messages went by: `12 messages later`, `3 min later`.
-pub(crate) fn gap(before: &CheckpointReport, after: &CheckpointReport) -> Option<String> {
+pub fn gap(before: &CheckpointReport, after: &CheckpointReport) -> Option<String> {
     let seconds = match (
         before.time.as_deref().and_then(seconds_of),
         after.time.as_deref().and_then(seconds_of),
@@ -509,7 +509,7 @@ pub(crate) fn gap(before: &CheckpointReport, after: &CheckpointReport) -> Option
 }
 
 /// The line under the overview saying what its axes are.
-pub(crate) fn lanes_caption(report: &Report) -> String {
+pub fn lanes_caption(report: &Report) -> String {
     let first = report.checkpoints.first().and_then(|c| c.message);
     let last = report.checkpoints.last().and_then(|c| c.message);
     let hosts = match (first, last) {
@@ -525,28 +525,28 @@ pub(crate) fn lanes_caption(report: &Report) -> String {
 
 /// One lane of the timeline overview.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Lane {
-    pub(crate) label: String,
-    pub(crate) marks: Vec<Mark>,
-    pub(crate) segments: Vec<Segment>,
+pub struct Lane {
+    pub label: String,
+    pub marks: Vec<Mark>,
+    pub segments: Vec<Segment>,
 }
 
 /// A checkpoint on a host's lane, at `x` percent of the width.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Mark {
-    pub(crate) x: f64,
-    pub(crate) kind: &'static str,
-    pub(crate) checkpoint: usize,
-    pub(crate) title: String,
+pub struct Mark {
+    pub x: f64,
+    pub kind: &'static str,
+    pub checkpoint: usize,
+    pub title: String,
 }
 
 /// A phase on a server's lane: from `x` for `width` percent.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Segment {
-    pub(crate) x: f64,
-    pub(crate) width: f64,
-    pub(crate) phase: &'static str,
-    pub(crate) label: String,
+pub struct Segment {
+    pub x: f64,
+    pub width: f64,
+    pub phase: &'static str,
+    pub label: String,
 }
 
 /// The overview: a lane per host with its checkpoints placed by message
@@ -555,7 +555,7 @@ pub(crate) struct Segment {
 /// phases by their durations (equal parts when the log has no times). A
 /// failure ends the bar. Transcripts rarely carry times, so the two axes
 /// cannot be one; [`lanes_caption`] says which is which.
-pub(crate) fn lanes(report: &Report) -> Vec<Lane> {
+pub fn lanes(report: &Report) -> Vec<Lane> {
     let checkpoints = &report.checkpoints;
     let by_message = checkpoints.iter().all(|c| c.message.is_some());
     let position = |i: usize| -> f64 {

@@ -16,11 +16,11 @@ use serde::{Deserialize, Serialize};
 /// A source as it was sent to analysis: what [`Source`] holds, with the text
 /// shared with its editor instead of copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Snapshot {
-    pub(crate) name: String,
-    pub(crate) format: Option<Format>,
-    pub(crate) invalid_utf8_at: Option<usize>,
-    pub(crate) text: Arc<String>,
+pub struct Snapshot {
+    pub name: String,
+    pub format: Option<Format>,
+    pub invalid_utf8_at: Option<usize>,
+    pub text: Arc<String>,
 }
 
 impl From<Source> for Snapshot {
@@ -36,7 +36,7 @@ impl From<Source> for Snapshot {
 
 impl Snapshot {
     /// The core's source for it (the text copied).
-    pub(crate) fn to_source(&self) -> Source {
+    pub fn to_source(&self) -> Source {
         let mut source = Source::new(self.name.clone(), self.text.as_str());
         source.invalid_utf8_at = self.invalid_utf8_at;
         match self.format {
@@ -48,46 +48,46 @@ impl Snapshot {
 
 /// One analysis to run: everything but the sources' text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Request {
+pub struct Request {
     /// Echoed in the reply, so a late answer to a cancelled or superseded
     /// request is recognised and dropped.
-    pub(crate) id: u32,
-    pub(crate) config: Config,
-    pub(crate) sources: Vec<SourceHead>,
+    pub id: u32,
+    pub config: Config,
+    pub sources: Vec<SourceHead>,
 }
 
 /// A source without its text (the text travels as bytes beside the header).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SourceHead {
-    pub(crate) name: String,
+pub struct SourceHead {
+    pub name: String,
     /// A format name, or `None` to detect it.
-    pub(crate) format: Option<String>,
-    pub(crate) invalid_utf8_at: Option<usize>,
+    pub format: Option<String>,
+    pub invalid_utf8_at: Option<usize>,
 }
 
 /// A credential the analysis found, and what to show instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Secret {
-    pub(crate) value: String,
-    pub(crate) redacted: String,
+pub struct Secret {
+    pub value: String,
+    pub redacted: String,
 }
 
 /// The worker's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Reply {
-    pub(crate) id: u32,
-    pub(crate) report: Report,
+pub struct Reply {
+    pub id: u32,
+    pub report: Report,
     /// Every credential in the sources, so the source viewer and the share
     /// link can redact raw text the way the report redacts its quotes.
-    pub(crate) secrets: Vec<Secret>,
+    pub secrets: Vec<Secret>,
     /// Time spent in the analysis itself, in milliseconds (0 natively).
     #[serde(default)]
-    pub(crate) millis: f64,
+    pub millis: f64,
 }
 
 impl Request {
     /// The request for these sources.
-    pub(crate) fn new(id: u32, config: Config, sources: &[Snapshot]) -> Self {
+    pub fn new(id: u32, config: Config, sources: &[Snapshot]) -> Self {
         Self {
             id,
             config,
@@ -105,7 +105,7 @@ impl Request {
     /// The sources again, from the header and the texts in the same order.
     /// Missing texts become empty rather than failing: the analysis then
     /// reports an empty source instead of the page losing the whole run.
-    pub(crate) fn into_sources(self, texts: Vec<String>) -> (u32, Config, Vec<Source>) {
+    pub fn into_sources(self, texts: Vec<String>) -> (u32, Config, Vec<Source>) {
         let mut texts = texts.into_iter();
         let sources = self
             .sources
@@ -127,7 +127,7 @@ impl Request {
 /// The second scan for secrets (the core does not hand its own out) is
 /// skipped when the `secret-exposed` rule ran and found none: on a 100 MB
 /// log it is a whole extra pass.
-pub(crate) fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
+pub fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
     let report = hindsight_core::analyze_with(sources, config);
     let rule = "secret-exposed";
     let none_found = config.enabled(rule) && report.findings.iter().all(|f| f.rule != rule);
@@ -147,7 +147,7 @@ pub(crate) fn run(id: u32, config: &Config, sources: &[Source]) -> Reply {
 /// Every credential in the sources (each value once, however many lines
 /// hold it; a private key's further lines too), longest first, so that
 /// [`redact`] replaces a value holding a shorter one whole.
-pub(crate) fn secrets_of(sources: &[Source]) -> Vec<Secret> {
+pub fn secrets_of(sources: &[Source]) -> Vec<Secret> {
     let mut secrets: Vec<Secret> =
         hindsight_core::secrets::scan(&sources.iter().collect::<Vec<_>>())
             .into_iter()
@@ -167,7 +167,7 @@ pub(crate) fn secrets_of(sources: &[Source]) -> Vec<Secret> {
 }
 
 /// `text` with every secret replaced by its redacted form.
-pub(crate) fn redact(text: &str, secrets: &[Secret]) -> String {
+pub fn redact(text: &str, secrets: &[Secret]) -> String {
     let mut text = text.to_owned();
     for secret in secrets {
         if !secret.value.is_empty() && text.contains(&secret.value) {

@@ -13,16 +13,16 @@ use serde::{Deserialize, Serialize};
 use crate::model::Inputs;
 
 /// The storage key; the version in it changes if the shape ever does.
-pub(crate) const KEY: &str = "hindsight.v1";
+pub const KEY: &str = "hindsight.v1";
 
 /// Characters of source text kept at most. Browsers allow about 5 million
 /// UTF-16 units per origin; this leaves room for JSON escaping and the rest.
-pub(crate) const BUDGET: usize = 3_000_000;
+pub const BUDGET: usize = 3_000_000;
 
 /// The colour scheme: the system's, or one chosen on the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Theme {
+pub enum Theme {
     #[default]
     System,
     Light,
@@ -31,7 +31,7 @@ pub(crate) enum Theme {
 
 impl Theme {
     /// The next one, for the toggle button.
-    pub(crate) fn next(self) -> Self {
+    pub fn next(self) -> Self {
         match self {
             Theme::System => Theme::Light,
             Theme::Light => Theme::Dark,
@@ -39,7 +39,7 @@ impl Theme {
         }
     }
 
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Theme::System => "system",
             Theme::Light => "light",
@@ -51,37 +51,37 @@ impl Theme {
 /// View settings that outlive a reload.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub(crate) struct View {
-    pub(crate) theme: Theme,
+pub struct View {
+    pub theme: Theme,
     /// Show credentials in the source viewer instead of their redaction.
-    pub(crate) show_secrets: bool,
+    pub show_secrets: bool,
     /// The findings and timeline search text.
-    pub(crate) search: String,
+    pub search: String,
 }
 
 /// One source as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SavedSource {
-    pub(crate) name: String,
+pub struct SavedSource {
+    pub name: String,
     #[serde(default)]
-    pub(crate) format: Option<String>,
+    pub format: Option<String>,
     /// `None` when the text was over the budget and not kept.
     #[serde(default)]
-    pub(crate) text: Option<String>,
+    pub text: Option<String>,
 }
 
 /// The whole stored document.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub(crate) struct Saved {
-    pub(crate) sources: Vec<SavedSource>,
-    pub(crate) config: Config,
-    pub(crate) view: View,
+pub struct Saved {
+    pub sources: Vec<SavedSource>,
+    pub config: Config,
+    pub view: View,
 }
 
 impl Saved {
     /// The state to store, with texts past the budget left out.
-    pub(crate) fn of(inputs: &Inputs, config: &Config, view: &View) -> Self {
+    pub fn of(inputs: &Inputs, config: &Config, view: &View) -> Self {
         let mut budget = BUDGET;
         let sources = inputs
             .drafts()
@@ -106,7 +106,7 @@ impl Saved {
     }
 
     /// The names of sources whose text was not kept.
-    pub(crate) fn dropped(&self) -> Vec<String> {
+    pub fn dropped(&self) -> Vec<String> {
         self.sources
             .iter()
             .filter(|s| s.text.is_none())
@@ -115,14 +115,13 @@ impl Saved {
     }
 
     /// Reads a stored document; anything unreadable counts as nothing stored.
-    #[cfg(test)]
-    pub(crate) fn parse(json: &str) -> Option<Self> {
+    pub fn parse(json: &str) -> Option<Self> {
         serde_json::from_str(json).ok().map(Saved::checked)
     }
 
     /// A stored document as this version uses it: rule ids it does not know
     /// are dropped from the configuration rather than kept to fail later.
-    pub(crate) fn checked(mut self) -> Self {
+    pub fn checked(mut self) -> Self {
         let known = |id: &String| hindsight_core::rules::find(id).is_some();
         self.config.ignore.retain(known);
         self.config.severity.retain(|id, _| known(id));
@@ -134,14 +133,14 @@ impl Saved {
 
     /// The inputs to edit: stored texts, and an empty editor for a dropped
     /// one (its name kept so the user knows what to open again).
-    pub(crate) fn inputs(&self) -> Inputs {
+    pub fn inputs(&self) -> Inputs {
         to_inputs(&self.sources)
     }
 }
 
 /// Editor inputs from stored or shared sources; never none at all, so the
 /// page always has an editor to type into.
-pub(crate) fn to_inputs(sources: &[SavedSource]) -> Inputs {
+pub fn to_inputs(sources: &[SavedSource]) -> Inputs {
     let mut inputs = Inputs::default();
     for source in sources {
         inputs.add_with_format(

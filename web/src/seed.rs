@@ -5,30 +5,28 @@
 use crate::model::Inputs;
 
 /// The seed transcript's name and text.
-pub(crate) const TRANSCRIPT: (&str, &str) = (
+pub const TRANSCRIPT: (&str, &str) = (
     "transcript.txt",
     include_str!("../../examples/seed-sglang-eagle3/transcript.txt"),
 );
 
 /// The seed server log's name and text.
-pub(crate) const LOG: (&str, &str) = (
+pub const LOG: (&str, &str) = (
     "sglang_eagle3_aqmedai.log",
     include_str!("../../examples/seed-sglang-eagle3/sglang_eagle3_aqmedai.log"),
 );
 
 /// The findings the seed is known for (the brief's three); the core may add
-/// more as it learns new rules.
-#[cfg(test)]
-pub(crate) const RULES: [&str; 3] = ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"];
+/// more as it learns new rules. The page's tests check them.
+pub const RULES: [&str; 3] = ["port-unchecked", "drafter-unconfirmed", "ranks-uncounted"];
 
 /// The inputs shown on first load.
-pub(crate) fn inputs() -> Inputs {
+pub fn inputs() -> Inputs {
     Inputs::with_sources([TRANSCRIPT, LOG])
 }
 
 /// The seed as analysis sources.
-#[cfg(test)]
-pub(crate) fn sources() -> Vec<hindsight_core::Source> {
+pub fn sources() -> Vec<hindsight_core::Source> {
     inputs().to_sources()
 }
 

@@ -17,30 +17,30 @@ use crate::protocol::{Secret, redact, secrets_of};
 use crate::saved::SavedSource;
 
 /// Where a share link's payload starts.
-pub(crate) const PREFIX: &str = "#share=";
+pub const PREFIX: &str = "#share=";
 
 /// The longest fragment produced: about what chat tools and browsers keep
 /// whole in a link.
-pub(crate) const MAX_FRAGMENT: usize = 64 * 1024;
+pub const MAX_FRAGMENT: usize = 64 * 1024;
 
 /// What a link carries.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub(crate) struct Shared {
-    pub(crate) sources: Vec<SavedSource>,
-    pub(crate) config: Config,
+pub struct Shared {
+    pub sources: Vec<SavedSource>,
+    pub config: Config,
 }
 
 impl Shared {
     /// The inputs to load.
-    pub(crate) fn inputs(&self) -> Inputs {
+    pub fn inputs(&self) -> Inputs {
         crate::saved::to_inputs(&self.sources)
     }
 }
 
 /// Why no link was made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ShareError {
+pub enum ShareError {
     /// Nothing to share.
     Empty,
     /// The fragment would be this many characters.
@@ -63,7 +63,7 @@ impl std::fmt::Display for ShareError {
 
 /// What a link carries for these inputs, as JSON, credentials redacted:
 /// deflate it (raw) and hand it to [`fragment`].
-pub(crate) fn payload(inputs: &Inputs, config: &Config) -> Result<Vec<u8>, ShareError> {
+pub fn payload(inputs: &Inputs, config: &Config) -> Result<Vec<u8>, ShareError> {
     let sources = inputs.to_sources();
     if sources.is_empty() {
         return Err(ShareError::Empty);
@@ -85,7 +85,7 @@ pub(crate) fn payload(inputs: &Inputs, config: &Config) -> Result<Vec<u8>, Share
 
 /// The fragment (with [`PREFIX`]) carrying a [`payload`] deflated (raw, no
 /// zlib header).
-pub(crate) fn fragment(packed: &[u8]) -> Result<String, ShareError> {
+pub fn fragment(packed: &[u8]) -> Result<String, ShareError> {
     let fragment = format!("{PREFIX}{}", base64url_encode(packed));
     if fragment.len() > MAX_FRAGMENT {
         return Err(ShareError::TooLarge(fragment.len()));
@@ -95,7 +95,7 @@ pub(crate) fn fragment(packed: &[u8]) -> Result<String, ShareError> {
 
 /// The inputs a fragment carries; `None` when it is no share link, an error
 /// when it is a damaged one.
-pub(crate) fn decode(fragment: &str) -> Option<Result<Shared, String>> {
+pub fn decode(fragment: &str) -> Option<Result<Shared, String>> {
     let payload = fragment.strip_prefix(PREFIX)?;
     Some((|| {
         let packed = base64url_decode(payload).ok_or("the link is damaged (not base64url)")?;

@@ -63,7 +63,7 @@ pub(crate) struct State {
 /// Where the first inputs come from: a share link, this browser's storage,
 /// or the seed example.
 fn initial_state() -> (Inputs, Config, View, Option<String>) {
-    let stored = browser::load::<Saved>(saved::KEY).map(Saved::checked);
+    let stored = browser::load_text(saved::KEY).and_then(|text| Saved::parse(&text));
     let view = stored.as_ref().map(|s| s.view.clone()).unwrap_or_default();
     if let Some(shared) = share::decode(&browser::fragment()) {
         browser::clear_fragment();

@@ -828,7 +828,11 @@ async fn clear_all_forgets_everything_and_a_pasted_transcript_is_analyzed() {
     page.one("[data-testid=clear-sources]").click();
     until("the results gone", || !page.has("[data-testid=results]")).await;
     assert!(text(&page.one("[data-testid=notice]")).starts_with("Cleared"));
-    assert!(crate::browser::load::<saved::Saved>(saved::KEY).is_none());
+    assert!(
+        crate::browser::load_text(saved::KEY)
+            .and_then(|t| saved::Saved::parse(&t))
+            .is_none()
+    );
     let editors = page.all("[data-testid=source-editor]");
     assert_eq!(editors.len(), 1);
     let name = one(&editors[0], "[data-testid=source-name]")
@@ -863,7 +867,8 @@ async fn edits_and_rules_are_kept_and_come_back_on_the_next_visit() {
     let row = page.one("[data-testid=rule-setting][data-rule=ranks-uncounted]");
     one(&row, "[data-testid=rule-enabled]").click();
     until("the save", || {
-        crate::browser::load::<saved::Saved>(saved::KEY)
+        crate::browser::load_text(saved::KEY)
+            .and_then(|t| saved::Saved::parse(&t))
             .map(saved::Saved::checked)
             .is_some_and(|s| {
                 s.sources.iter().any(|x| x.name == "server-1.log")

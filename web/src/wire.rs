@@ -16,18 +16,18 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// An encoding or decoding failure.
-pub(crate) type Error = postcard::Error;
+pub type Error = postcard::Error;
 
 type Result<T> = std::result::Result<T, Error>;
 
 /// `value` encoded.
-pub(crate) fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     postcard::to_allocvec(value)
 }
 
 /// A value decoded from `bytes`, which must hold nothing else: bytes left
 /// over mean the two ends disagree, so they are an error too.
-pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     match postcard::take_from_bytes(bytes)? {
         (value, []) => Ok(value),
         _ => Err(postcard::Error::DeserializeBadEncoding),
