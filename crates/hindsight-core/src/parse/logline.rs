@@ -660,6 +660,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("model loading error", FAILURE),
     ("failed to load model", FAILURE),
     ("Traceback", FAILURE),
+    ("File \"", FAILURE),
     ("Error", FAILURE),
     ("Exception", FAILURE),
     ("sigquit", FAILURE),
@@ -689,6 +690,8 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("llm server loading model", WEIGHTS),
     ("oad weight end", WEIGHTS),
     ("Loading drafter model", WEIGHTS),
+    ("drafter.load_model(", WEIGHTS),
+    ("draft_worker = ", WEIGHTS),
     (" on port ", WEIGHTS),
     ("draft runner ready", WEIGHTS),
     ("drafter._propose(", WEIGHTS),
@@ -812,7 +815,7 @@ fn signal(message: &str, line: &str) -> Option<Signal> {
         return Some(Signal::Settings(Box::new(settings)));
     }
     if groups & FAILURE != 0
-        && let Some(kind) = failure(message)
+        && let Some(kind) = failure(message).or_else(|| logged_frame(message, line))
     {
         let port = (kind == FailureKind::AddressInUse)
             .then(|| failed_port(message))
@@ -988,7 +991,10 @@ fn weights(message: &str, line: &str) -> Option<Signal> {
             seconds,
         });
     }
-    if has("Loading drafter model") {
+    // vLLM's start marker, and the frames of a traceback through the
+    // drafter's construction or loading (vLLM's `self.drafter.load_model(`,
+    // SGLang's `self.draft_worker = EAGLEWorker(`): it was on its way in.
+    if has("Loading drafter model") || has("drafter.load_model(") || has("draft_worker = ") {
         return Some(Signal::DrafterBegin);
     }
     // A wrapper starting its engine: `(vLLM) Starting vllm-server on port
@@ -1296,6 +1302,18 @@ fn requests(message: &str, line: &str) -> Option<Signal> {
         return Some(Signal::Request { status: None });
     }
     None
+}
+
+/// A Python traceback frame logged at ERROR level line by line, as vLLM's
+/// worker and engine-core processes log the exception that kills them
+/// (`(Worker_TP3 pid=993) ERROR … [multiproc_executor.py:941]   File "…",
+/// line 5445, in load_model`): an exception even when the excerpt is cut
+/// above its `Traceback` line and below its last frame. A frame printed bare
+/// (a handled request's traceback, a warning's) says nothing of the level.
+fn logged_frame(message: &str, line: &str) -> Option<FailureKind> {
+    let prefix = line.get(..line.len().checked_sub(message.len())?)?;
+    (message.starts_with("File \"") && message.contains("\", line ") && prefix.contains("ERROR"))
+        .then_some(FailureKind::Exception)
 }
 
 fn failure(message: &str) -> Option<FailureKind> {
@@ -1829,6 +1847,7 @@ const RARE_LITERALS: &[&str] = &[
     "xception",
     "atal error",
     "_ASSERT",
+    "File \"",
 ];
 
 /// The rare literals of servers that are not inference engines (see
@@ -3082,6 +3101,31 @@ mod tests {
             classify("(Worker_TP6_EP6 pid=2675) ERROR 02-03 19:11:07 [multiproc_executor.py:822]     draft_token_ids = self.drafter._propose(").signal,
             Some(Signal::WeightsEnd { draft: true, .. })
         ));
+        // A frame logged at ERROR level is the exception that kills a vLLM
+        // worker, even cut above its `Traceback` line; a bare frame is not.
+        assert_eq!(
+            kind(
+                "(Worker_TP3 pid=993) ERROR 08-31 08:16:01 [multiproc_executor.py:941]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py\", line 5445, in load_model"
+            ),
+            Some(FailureKind::Exception)
+        );
+        assert_eq!(
+            kind(
+                "  File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py\", line 5445, in load_model"
+            ),
+            None
+        );
+        // Frames of the drafter being built or loaded, in a start-up crash:
+        // it was on its way in, not in.
+        for frame in [
+            "(Worker_TP3 pid=993) ERROR 08-31 08:16:01 [multiproc_executor.py:941]     self.drafter.load_model(self.model)",
+            "    self.draft_worker = EAGLEWorker(",
+        ] {
+            assert!(
+                matches!(classify(frame).signal, Some(Signal::DrafterBegin)),
+                "{frame}"
+            );
+        }
         assert_eq!(
             kind(
                 "[TRT-LLM] [E] Failed to initialize executor on rank 6: [TensorRT-LLM][ERROR] CUDA driver error in cuDriver->cuModuleLoadData(&cuModule, kernelInfo.data): CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered."

@@ -75,6 +75,10 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
     };
     let mut evidence = vec![launch];
     evidence.extend(last_seen);
+    // A server that failed with no drafter line never had a working
+    // drafter, whether or not it got as far as loading one (the report's
+    // `drafter_loaded` says false only when it did).
+    let failed_first = server.drafter_loaded() != Some(true) && server.lifecycle.failure.is_some();
     let log_says = match server.drafter_loaded() {
         Some(true) => {
             if let Some(phase) = server
@@ -87,14 +91,14 @@ fn check(timeline: &Timeline, server: &Server) -> Option<Finding> {
             }
             " The log does show it loaded, but the agent never looked."
         }
-        Some(false) => " The log shows the server failing before the drafter loaded.",
+        _ if failed_first => " The log shows the server failing before the drafter loaded.",
         None if server.log_source.is_some() => {
             evidence.extend(server.lifecycle.last_line.map(Quote::from));
             " The log given ends with no drafter line either."
         }
-        None => "",
+        _ => "",
     };
-    let status = if server.drafter_loaded() == Some(false) {
+    let status = if failed_first {
         CheckStatus::Failed
     } else {
         CheckStatus::NotChecked

@@ -520,6 +520,15 @@ impl Lifecycle {
                 if self.failure.is_none_or(|(current, _)| *kind < current) {
                     self.failure = Some((*kind, span));
                     self.failure_port = *port;
+                    // The failed phase quotes the line that names the
+                    // failure (the `RuntimeError: CUDA driver error: out of
+                    // memory`), not the first frame of its traceback.
+                    if let Some(last) = self.phases.last_mut()
+                        && last.kind == PhaseKind::Failed
+                    {
+                        last.span = span;
+                        last.time.clone_from(&log.time);
+                    }
                 }
                 if *kind == crate::parse::FailureKind::AddressInUse && self.ready_from_startup {
                     self.ready = false;
@@ -937,7 +946,18 @@ impl Server {
             // that serves says nothing of a drafter the engine may have
             // dropped or never been asked for.
             Some(true)
-        } else if self.lifecycle.failure.is_some() {
+        } else if self.lifecycle.failure.is_some()
+            && self
+                .lifecycle
+                .phases
+                .iter()
+                .any(|p| p.kind == PhaseKind::DrafterLoading)
+        {
+            // It failed with the drafter on its way in (`Loading drafter
+            // model...`, or a traceback through the drafter's loading):
+            // the drafter never made it. A failure elsewhere (the target's
+            // weights, a draft graph capture after the drafter's weights)
+            // says nothing either way.
             Some(false)
         } else {
             None
