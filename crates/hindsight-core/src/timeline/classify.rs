@@ -109,6 +109,9 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
         {
             return CheckpointKind::Verify;
         }
+        // `ollama stop MODEL` unloads a model, which is what frees its GPU
+        // memory: Ollama's kill.
+        "ollama" if arg(1) == "stop" => return CheckpointKind::Kill,
         "systemctl" | "service" => {
             return match (arg(1), arg(2)) {
                 ("stop" | "kill", _) | (_, "stop") => CheckpointKind::Kill,
@@ -1060,6 +1063,7 @@ mod tests {
         );
         assert_eq!(kind("ollama list; ollama -v"), [Verify, Verify]);
         assert_eq!(kind("ollama serve"), [Launch]);
+        assert_eq!(kind("ollama stop gemma3:4b ; date"), [Kill, Other]);
         assert_eq!(
             kind("npm run build:local-e2e; pnpm run build-prod; npm run builder"),
             [Build, Build, Other]
