@@ -604,6 +604,10 @@ impl Parser<'_> {
                             // A container run publishing a port, too.
                             || crate::engine::docker_run_parts(&c.argv).is_some()
                                 && crate::other_servers::launch(c).is_some()
+                            // A request to a URL (`curl http://localhost:5950/v1/models`
+                            // under "this one comes back with a 404:"): no
+                            // sentence starts with a program and a URL either.
+                            || is_url_request(&c.argv)
                     })
         };
         if (self.bare_terminal || first && !self.tui_mode && self.open.is_none())
@@ -1434,6 +1438,17 @@ const BARE_PROGRAMS: &[&str] = &[
 
 /// Whether a line of a prompt-less terminal paste is a command: a known
 /// program (after `VAR=value` words) followed by arguments, not prose.
+/// `curl` or `wget` given an `http(s)://` URL.
+fn is_url_request(argv: &[String]) -> bool {
+    matches!(
+        argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)),
+        Some("curl" | "wget")
+    ) && argv
+        .iter()
+        .skip(1)
+        .any(|a| a.starts_with("http://") || a.starts_with("https://"))
+}
+
 fn is_bare_command(trimmed: &str) -> bool {
     let mut words = trimmed.split_whitespace().skip_while(|w| {
         w.contains('=')
@@ -2319,6 +2334,18 @@ mod tests {
         );
         // Prose naming a program is not a launch.
         let k = kinds("**User:**\nvllm serve works for me but sglang does not.\n");
+        assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
+        // A request to a URL, written bare under the sentence that tells
+        // its answer, is a command too; prose naming curl is not.
+        let k = kinds(
+            "**User:**\nThis one comes back with a 404:\ncurl http://localhost:5950/v1/models\n\nHas anybody seen this?\n",
+        );
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("cmd curl http://localhost:5950/v1/models")),
+            "{k:?}"
+        );
+        let k = kinds("**User:**\ncurl works but the browser does not.\n");
         assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
     }
 

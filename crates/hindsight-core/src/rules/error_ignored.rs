@@ -5,7 +5,8 @@
 //! - a kill failed, and the next step launches a server (the old one may
 //!   still hold the port and the GPUs);
 //! - a server's failure (an out-of-memory error, a traceback, an engine's
-//!   death, a refused connection) was in the agent's view, and what it
+//!   death, a refused connection, a health probe answered with an HTTP
+//!   error) was in the agent's view, and what it
 //!   wrote next says the server is up, loaded or progressing.
 
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
@@ -224,6 +225,16 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
                 .and_then(|c| c.line.clone())
         })
         .or_else(|| {
+            // A health or readiness probe answered with an HTTP error (`curl
+            // -s /health` printing `{"detail":"Not Found"}`): the server
+            // listens, but the check it was asked failed, and an
+            // orchestrator's health check asking the same fails too.
+            step.port_checks
+                .iter()
+                .find(|c| c.request && c.error_status.is_some() && health_probe(step))
+                .and_then(|c| c.line.clone())
+        })
+        .or_else(|| {
             // Stopping a background shell found it already ended in failure
             // (`Shell d5cc44 is not running, so cannot be killed (status:
             // failed)`): the server run in it had died.
@@ -305,6 +316,26 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
         evidence: vec![step.command_quote(), failure, prose.quote()],
         suggestion: on_host(step.host.as_deref(), &check),
         server: server.map(|s| s.id),
+    })
+}
+
+/// Whether the step asks a server whether it is healthy or ready (its URL's
+/// path names health, readiness or liveness), rather than for a route of the
+/// app that may well not exist yet.
+fn health_probe(step: &Checkpoint) -> bool {
+    step.observations.iter().any(|o| match o {
+        crate::timeline::Observation::Http { url, .. } => {
+            let path = url
+                .split_once("://")
+                .map_or(url.as_str(), |(_, rest)| rest)
+                .split_once('/')
+                .map_or("", |(_, path)| path)
+                .to_ascii_lowercase();
+            ["health", "ready", "readiness", "live", "ping"]
+                .iter()
+                .any(|w| path.contains(w))
+        }
+        _ => false,
     })
 }
 

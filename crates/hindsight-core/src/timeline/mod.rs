@@ -125,6 +125,10 @@ pub struct PortCheck {
     /// below a launch): it confirms a server known on that port, but shows
     /// no server of its own.
     pub unasked: bool,
+    /// The HTTP error status a request was answered with (`HTTP/1.1 404`,
+    /// FastAPI's `{"detail":"Not Found"}`): the server is up, but the thing
+    /// asked for failed. 502 and 503 are not here: they fail the request.
+    pub error_status: Option<u16>,
 }
 
 impl Checkpoint {
@@ -1474,6 +1478,7 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     line: listening.map(|(span, text)| quote(*span, text)),
                     timed_out: false,
                     unasked: false,
+                    error_status: None,
                 });
             }
             Observation::Http { host, port, .. } => {
@@ -1489,6 +1494,13 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     (None, false) => Outcome::Unknown,
                     (None, true) => Outcome::Passed,
                 };
+                // An answer, but an HTTP error: the line that says so.
+                let error = failure.is_none().then(|| {
+                    lines
+                        .iter()
+                        .find_map(|l| http_error_status(l.1).map(|status| (status, l)))
+                });
+                let error = error.flatten();
                 let timed_out = failure.is_some_and(|(_, line)| {
                     line.contains("timed out")
                         || line.contains("Timeout")
@@ -1501,10 +1513,12 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     request: true,
                     outcome,
                     line: failure
+                        .or(error.map(|(_, line)| line))
                         .or(lines.first())
                         .map(|(span, text)| quote(*span, text)),
                     timed_out,
                     unasked: false,
+                    error_status: error.map(|(status, _)| status),
                 });
             }
             _ => {}
@@ -1537,6 +1551,7 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     line: Some(quote(*span, line)),
                     timed_out: false,
                     unasked: true,
+                    error_status: None,
                 });
             }
         }
@@ -1615,6 +1630,47 @@ fn mentions_port(line: &str, port: u16) -> bool {
             .next()
             .is_some_and(|c| c.is_ascii_digit())
     })
+}
+
+/// The HTTP error status an answer shows: a status line (`HTTP/1.1 404 Not
+/// Found`, curl -v's `< HTTP/2 500`), `-w '%{http_code}'` output, or the body
+/// a framework sends with one when only the body is printed (`curl -s`):
+/// FastAPI's and vLLM's `{"detail":"Not Found"}`, Go's `404 page not found`,
+/// Express's `Cannot GET /health`. 502 and 503 fail the request instead
+/// (see [`is_request_failure`]).
+fn http_error_status(line: &str) -> Option<u16> {
+    let text = line.trim().trim_start_matches(['<', ' ']);
+    let code = |digits: &str| -> Option<u16> {
+        let digits: String = digits.chars().take_while(char::is_ascii_digit).collect();
+        digits
+            .parse::<u16>()
+            .ok()
+            .filter(|c| (400..600).contains(c) && !matches!(c, 502 | 503))
+    };
+    if let Some(rest) = text.strip_prefix("HTTP/")
+        && let Some((_, status)) = rest.split_once(' ')
+    {
+        return code(status.trim_start());
+    }
+    for key in ["http_code=", "status=", "HTTP "] {
+        if let Some((_, rest)) = text.split_once(key)
+            && let Some(status) = code(rest)
+        {
+            return Some(status);
+        }
+    }
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.contains(r#""detail":"NotFound""#)
+        || text.starts_with("404 page not found")
+        || text.starts_with("Cannot GET /")
+        || text.contains("404 Not Found")
+    {
+        return Some(404);
+    }
+    if compact.contains(r#""detail":"MethodNotAllowed""#) {
+        return Some(405);
+    }
+    text.contains("500 Internal Server Error").then_some(500)
 }
 
 fn is_request_failure(line: &str) -> bool {
@@ -3521,5 +3577,32 @@ mod tests {
         let lifecycle = absorb_all(false);
         assert!(lifecycle.failure.is_some());
         assert!(lifecycle.earlier_runs.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod http_status_tests {
+    use super::http_error_status;
+
+    #[test]
+    fn http_error_answers_are_read_from_status_lines_and_bodies() {
+        for (line, status) in [
+            ("HTTP/1.1 404 Not Found", Some(404)),
+            ("< HTTP/2 500 ", Some(500)),
+            ("http_code=422", Some(422)),
+            (r#"{"detail":"Not Found"}"#, Some(404)),
+            (r#"{ "detail": "Not Found" }"#, Some(404)),
+            ("404 page not found", Some(404)),
+            ("Cannot GET /health", Some(404)),
+            // Answers that are no error, and the two statuses that fail the
+            // request outright (read by `is_request_failure`).
+            ("HTTP/1.1 200 OK", None),
+            (r#"{"status":"ok"}"#, None),
+            ("HTTP/1.1 503 Service Unavailable", None),
+            ("status=200", None),
+            ("the page says Not Found somewhere", None),
+        ] {
+            assert_eq!(http_error_status(line), status, "{line}");
+        }
     }
 }
