@@ -1061,7 +1061,8 @@ fn matches_in(text: &str, by_line: bool) -> impl Iterator<Item = Match> + '_ {
 /// Finds every credential in every source, each value once per line: a
 /// value found on a line is not found again there, by a later kind
 /// ([`ORDER`]) in the same place or holding it (`--api-key sk-…`), nor
-/// elsewhere on the line.
+/// elsewhere on the line; a different value elsewhere is, even when an
+/// earlier one holds it.
 pub fn scan(sources: &[&Source]) -> Vec<Secret> {
     struct Candidate<'t> {
         source: usize,
@@ -1103,8 +1104,13 @@ pub fn scan(sources: &[&Source]) -> Vec<Secret> {
             line = (c.source, c.line_start);
             on_line.clear();
         }
+        // The same value again, or one in the same place: one secret. A
+        // shorter value elsewhere on the line that an earlier one holds
+        // (`…:80rOOOO@` beside `…:80rOOOOOOOO@`) is kept: redacting the
+        // longer one leaves it in the text, and a second scan of the
+        // redacted text would find it (redaction must be idempotent).
         let seen = on_line.iter().any(|(at, value)| {
-            (at.start < c.value.end && c.value.start < at.end) || value.contains(c.text)
+            (at.start < c.value.end && c.value.start < at.end) || *value == c.text
         });
         if seen {
             continue;
@@ -1149,6 +1155,20 @@ pub fn redact_owned(mut text: String, secrets: &[Secret]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the fuzzer (`fuzz/regressions/share_link/`): two URL
+    /// passwords on one line, one a prefix of the other. Both are found, so
+    /// one redaction leaves nothing for a second to find.
+    #[test]
+    fn a_value_another_holds_elsewhere_on_the_line_is_redacted_too() {
+        let text = "a http://u:80rOOOOOOOOOOOO@h and http://u:80rOOOO@h\n";
+        let source = Source::new("s.log", text);
+        let found = scan(&[&source]);
+        let once = redact(text, &found);
+        assert!(!once.contains("OOOO@"), "{once}");
+        let again = Source::new("s.log", once.clone());
+        assert!(scan(&[&again]).is_empty(), "{once}");
+    }
 
     fn all_credentials(text: &str) -> Vec<Found> {
         let mut found = Vec::new();
