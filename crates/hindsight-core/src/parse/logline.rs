@@ -639,6 +639,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("has terminated", FAILURE),
     ("llama runner terminated", FAILURE),
     ("ROCm error", FAILURE),
+    ("Memory access fault", FAILURE),
     ("HIP error", FAILURE),
     ("uncaught exception", FAILURE),
     ("CUDA driver error", FAILURE),
@@ -1304,6 +1305,14 @@ fn requests(message: &str, line: &str) -> Option<Signal> {
     None
 }
 
+/// A Python traceback frame, `  File "/x/y.py", line 12, in f`, whatever
+/// prefix a collector put before it.
+fn is_frame(piece: &str) -> bool {
+    piece
+        .find("File \"")
+        .is_some_and(|at| piece[at..].contains("\", line "))
+}
+
 /// A Python traceback frame logged at ERROR level line by line, as vLLM's
 /// worker and engine-core processes log the exception that kills them
 /// (`(Worker_TP3 pid=993) ERROR … [multiproc_executor.py:941]   File "…",
@@ -1419,6 +1428,10 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("llama runner terminated")
         || has("exiting due to model loading error")
         || has("failed to load model")
+        // ROCm's runtime aborting the process on a GPU page fault (`Memory
+        // access fault by GPU node-1 (Agent handle: …) on address …`): no
+        // traceback follows, the engine is gone.
+        || has("Memory access fault by GPU")
     {
         return Some(FailureKind::EngineDied);
     }
@@ -1636,6 +1649,15 @@ pub fn rank_in_text(line: &str) -> Option<String> {
 /// this on every example log).
 pub fn parse_log(text: &str, source: usize) -> Parsed {
     read_log(Sink::new(text, source, false))
+}
+
+/// [`parse_log`] of a log region a transcript quotes (an agent's `tail`, a
+/// pasted block): its end is where the quote stops, so a traceback it ends
+/// in is not read as the log's last words (see `Sink::finish`).
+pub fn parse_log_excerpt(text: &str, source: usize) -> Parsed {
+    let mut sink = Sink::new(text, source, false);
+    sink.excerpt = true;
+    read_log(sink)
 }
 
 /// [`parse_log`] for a log of no known engine, which may also be another
@@ -2000,6 +2022,11 @@ struct Sink<'t> {
     every_line: bool,
     /// Also find [`OTHER_SERVER_LITERALS`] (a log of no known engine).
     other: Option<NextHit>,
+    /// The Python traceback frames (`  File "…", line N, in f`) since the
+    /// latest signal: the first two (where each starts and ends).
+    frames: Option<(std::ops::Range<usize>, Option<std::ops::Range<usize>>)>,
+    /// A quoted region, not a whole log: see [`parse_log_excerpt`].
+    excerpt: bool,
 }
 
 impl<'t> Sink<'t> {
@@ -2023,6 +2050,8 @@ impl<'t> Sink<'t> {
             unkept: None,
             every_line,
             other: None,
+            frames: None,
+            excerpt: false,
         }
     }
 
@@ -2113,6 +2142,15 @@ impl<'t> Sink<'t> {
 
     /// A classified piece: kept if it tells the lifecycle something.
     fn offer(&mut self, start: usize, end: usize, log: LogLine, always: bool) {
+        if log.signal.is_some() {
+            self.frames = None;
+        } else if log.time.is_none() && is_frame(self.text.get(start..end).unwrap_or("")) {
+            match &mut self.frames {
+                None => self.frames = Some((start..end, None)),
+                Some((_, second @ None)) => *second = Some(start..end),
+                Some(_) => {}
+            }
+        }
         let signal = match &log.signal {
             None => false,
             // A failed request (5xx) says nothing of serving: the next good
@@ -2166,6 +2204,52 @@ impl<'t> Sink<'t> {
                 span: Span::new(self.source, start, end),
                 kind: EventKind::Log(classify(&strip_ansi(piece))),
             });
+        }
+        // A log that stops inside a Python traceback (frames since its last
+        // signal, and a last line that is no log line of its own: a frame,
+        // its code, the exception) was cut from a crash: the excerpt people
+        // paste starts below the `Traceback` line and often ends above the
+        // exception. Two frames at least: one `File "…"` line is often a
+        // warning's.
+        let ends_untimed = self.events.last().is_some_and(
+            |e| matches!(&e.kind, EventKind::Log(l) if l.time.is_none() && l.signal.is_none()),
+        );
+        // Both frames are kept as events, so a condensed log (which keeps
+        // the lines its pieces' readers used) still holds two of them.
+        if let Some((first, Some(second))) = self.frames.take()
+            && ends_untimed
+            && !self.excerpt
+        {
+            for (range, signal) in [
+                (second, None),
+                (
+                    first,
+                    Some(Signal::Failure {
+                        kind: FailureKind::Exception,
+                        port: None,
+                    }),
+                ),
+            ] {
+                let at = self.events.partition_point(|e| e.span.start < range.start);
+                if signal.is_none()
+                    && self
+                        .events
+                        .get(at)
+                        .is_some_and(|e| e.span.start == range.start)
+                {
+                    continue;
+                }
+                self.events.insert(
+                    at,
+                    Event {
+                        span: Span::new(self.source, range.start, range.end),
+                        kind: EventKind::Log(LogLine {
+                            signal,
+                            ..LogLine::default()
+                        }),
+                    },
+                );
+            }
         }
         Parsed {
             events: self.events,
@@ -3101,6 +3185,12 @@ mod tests {
             classify("(Worker_TP6_EP6 pid=2675) ERROR 02-03 19:11:07 [multiproc_executor.py:822]     draft_token_ids = self.drafter._propose(").signal,
             Some(Signal::WeightsEnd { draft: true, .. })
         ));
+        assert_eq!(
+            kind(
+                "Memory access fault by GPU node-1 (Agent handle: 0x43578c10) on address 0x7f58f8001000. Reason: Page not present or supervisor privilege."
+            ),
+            Some(FailureKind::EngineDied)
+        );
         // A frame logged at ERROR level is the exception that kills a vLLM
         // worker, even cut above its `Traceback` line; a bare frame is not.
         assert_eq!(
@@ -3169,5 +3259,32 @@ mod tests {
             line.signal,
             Some(Signal::WeightsEnd { draft: true, .. })
         ));
+    }
+
+    /// A log cut inside a traceback (below its `Traceback` line, above its
+    /// exception) ends in a failure; frames followed by more log, one
+    /// frame alone, or a quoted excerpt do not.
+    #[test]
+    fn a_log_ending_inside_a_traceback_failed() {
+        let failures = |parsed: &Parsed| {
+            parsed
+                .events
+                .iter()
+                .filter(|e| {
+                    matches!(&e.kind, EventKind::Log(l) if matches!(l.signal, Some(Signal::Failure { .. })))
+                })
+                .count()
+        };
+        let head = "[06/05/2026-22:06:59] [TRT-LLM] [I] [_torch] Validating KV Cache config\n";
+        let frames = "  File \"/x/model_engine.py\", line 1015, in _run_cuda_graph_warmup\n    self._capture()\n  File \"/x/model_engine.py\", line 1083, in _capture\n    self.forward(batch,\n";
+        let cut = format!("{head}{frames}");
+        for parsed in [parse_log(&cut, 0), parse_log_every_line(&cut, 0)] {
+            assert_eq!(failures(&parsed), 1, "{:?}", parsed.events);
+        }
+        let went_on = format!("{cut}[06/05/2026-22:07:01] [TRT-LLM] [I] [_torch] Memory used\n");
+        assert_eq!(failures(&parse_log(&went_on, 0)), 0);
+        let one = format!("{head}  File \"/x/warn.py\", line 3, in f\n    warn()\n");
+        assert_eq!(failures(&parse_log(&one, 0)), 0);
+        assert_eq!(failures(&parse_log_excerpt(&cut, 0)), 0);
     }
 }

@@ -201,10 +201,13 @@ pub fn detect(text: &str) -> Format {
         tui += usize::from(
             trimmed.starts_with('⎿') || trimmed.starts_with(['⏺', '●']) && trimmed.contains('('),
         );
-        shell_fences += usize::from(trimmed.strip_prefix("```").is_some_and(|lang| {
-            matches!(lang.trim(), "bash" | "sh" | "shell" | "console" | "zsh")
-        }));
-        if turn || command {
+        let shell_fence = trimmed
+            .strip_prefix("```")
+            .is_some_and(|lang| matches!(lang.trim(), "bash" | "sh" | "shell" | "console" | "zsh"));
+        shell_fences += usize::from(shell_fence);
+        // A shell fence is a command block of a document or chat: no log
+        // holds one (an issue's log fence is bare, `text` or `log`).
+        if turn || command || shell_fence {
             transcript_marks += 1;
         }
         let stripped = logline::strip_ansi(trimmed);
@@ -428,7 +431,18 @@ pub fn parse(source: &Source, id: SourceId, format: Format) -> Parsed {
 /// [`parse`] of a bare text: the log condenser parses pieces of a log that
 /// are never a [`Source`] of their own.
 pub fn parse_text(text: &str, id: SourceId, format: Format) -> Parsed {
-    let mut parsed = parse_format(text, id, format);
+    parse_text_with(text, id, format, false)
+}
+
+/// [`parse_text`]; `excerpt` for a log region a transcript quotes, whose end
+/// is where the quote stops, not where the log did (see
+/// [`logline::parse_log_excerpt`]).
+fn parse_text_with(text: &str, id: SourceId, format: Format, excerpt: bool) -> Parsed {
+    let mut parsed = if excerpt && format.log_engine().is_some() {
+        logline::parse_log_excerpt(text, id)
+    } else {
+        parse_format(text, id, format)
+    };
     if let Some(engine) = format.log_engine()
         && let Some(head) = launch_head::find(text, engine)
     {
@@ -459,14 +473,7 @@ pub fn parse_region(source: &Source, id: SourceId, region: Span, format: Format)
     let Some(text) = source.text.get(region.start..region.end) else {
         return Parsed::default();
     };
-    let piece = Source {
-        name: source.name.clone(),
-        text: text.to_owned(),
-        format: Some(format),
-        invalid_utf8_at: None,
-        condensed: None,
-    };
-    let mut parsed = parse(&piece, id, format);
+    let mut parsed = parse_text_with(text, id, format, true);
     for event in &mut parsed.events {
         event.span = Span::new(
             id,

@@ -423,8 +423,14 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             .unwrap_or(0),
         last_background: None,
         bare_terminal: false,
+        turnless: false,
         first_line: lines.iter().position(|(_, l)| !l.trim().is_empty()),
     };
+    parser.turnless = !parser.tui_mode
+        && !lines.iter().any(|(_, line)| {
+            marker(line.trim_start()).is_some()
+                || prompt(line).is_some_and(|(_, start)| !line[start..].trim().is_empty())
+        });
     parser.bare_terminal = !parser.tui_mode
         && !lines.iter().any(|(_, line)| {
             let trimmed = line.trim_start();
@@ -472,6 +478,10 @@ struct Parser<'t> {
     /// A terminal paste with no prompts, turns, fences or tool calls: its
     /// command lines are told by their first word.
     bare_terminal: bool,
+    /// A document with no turns and no prompts (an agent's write-up, a
+    /// guide): its shell fences are steps it suggests, unless output
+    /// follows them.
+    turnless: bool,
     /// The paste's first non-blank line: a command there was typed at a
     /// prompt the paste left out.
     first_line: Option<usize>,
@@ -901,6 +911,16 @@ impl Parser<'_> {
         if lines.is_empty() {
             return after;
         }
+        if self.turnless && !self.output_follows(after) {
+            // A suggested step: its lines stay unrecognized, no action.
+            for i in open + 1..end {
+                if !self.lines[i].1.trim().is_empty() {
+                    let span = self.line_span(i);
+                    self.push(span, EventKind::Unrecognized);
+                }
+            }
+            return after;
+        }
         let text = lines.join("\n");
         let first = self.line_span(open + 1);
         let last = self.line_span((end - 1).max(open + 1));
@@ -925,6 +945,21 @@ impl Parser<'_> {
         );
         self.awaiting_output = Some(event);
         after
+    }
+
+    /// Whether the first line with text at or after `from` opens the output
+    /// of a command: an output fence, a bare fence, or an `Output:` label.
+    fn output_follows(&self, from: usize) -> bool {
+        let Some((_, line)) = self.lines[from.min(self.lines.len())..]
+            .iter()
+            .find(|(_, l)| !l.trim().is_empty())
+        else {
+            return false;
+        };
+        let trimmed = line.trim();
+        is_output_label(trimmed)
+            || fence_language(trimmed)
+                .is_some_and(|l| OUTPUT_LANGUAGES.contains(&l.to_ascii_lowercase().as_str()))
     }
 
     fn extend_output(&mut self, command: usize, span: Span, line: &str) {
@@ -2347,6 +2382,18 @@ mod tests {
         );
         let k = kinds("**User:**\ncurl works but the browser does not.\n");
         assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
+    }
+
+    /// A write-up with no turns and no prompts (a guide, an agent's notes)
+    /// suggests its shell fences; one that shows their output ran them.
+    #[test]
+    fn a_documents_shell_fences_are_suggestions_unless_output_follows() {
+        let guide = "# Fixing the OOM\n\nUse a quantized model:\n\n```bash\ndocker run --gpus all -p 8080:80 ghcr.io/huggingface/text-generation-inference:2.4.1 --quantize gptq\n```\n\nThen test the API.\n";
+        let k = kinds(guide);
+        assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
+        let ran = "# What I ran\n\n```bash\nnvidia-smi --query-gpu=memory.used --format=csv\n```\n\n```\nmemory.used [MiB]\n3 MiB\n```\n";
+        let k = kinds(ran);
+        assert!(k.iter().any(|e| e.starts_with("cmd nvidia-smi")), "{k:?}");
     }
 
     #[test]
