@@ -13,7 +13,6 @@ use hindsight_core::{Config, Source};
 use serde::{Deserialize, Serialize};
 
 use crate::model::Inputs;
-use crate::protocol::{Secret, redact, secrets_of};
 use crate::saved::SavedSource;
 
 /// Where a share link's payload starts.
@@ -68,14 +67,19 @@ pub fn payload(inputs: &Inputs, config: &Config) -> Result<Vec<u8>, ShareError> 
     if sources.is_empty() {
         return Err(ShareError::Empty);
     }
-    let secrets: Vec<Secret> = secrets_of(&sources);
+    // The core's scan and redaction, to a text that scans clean (see
+    // `redact_fully`): what a link carries must hold no credential.
+    let secrets = hindsight_core::secrets::scan(&sources.iter().collect::<Vec<&Source>>());
     let shared = Shared {
         sources: sources
             .iter()
             .map(|s: &Source| SavedSource {
                 name: s.name.clone(),
                 format: s.format.map(|f| f.name().to_owned()),
-                text: Some(redact(&s.text, &secrets)),
+                text: Some(hindsight_core::secrets::redact_fully(
+                    s.text.clone(),
+                    &secrets,
+                )),
             })
             .collect(),
         config: config.clone(),

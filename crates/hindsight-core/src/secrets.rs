@@ -1152,6 +1152,24 @@ pub fn redact_owned(mut text: String, secrets: &[Secret]) -> String {
     text
 }
 
+/// [`redact_owned`], then the text scanned again and redacted again until
+/// nothing credential-shaped is left (at most a few rounds): a redaction can
+/// make a match where there was none, when the `]` it ends with puts a word
+/// boundary before a URL glued to the value (`…Oh://u:pw@` becomes
+/// `…[redacted]h://u:pw@`). What leaves the machine (a share link) must
+/// scan clean.
+pub fn redact_fully(text: String, secrets: &[Secret]) -> String {
+    let mut source = Source::new("", redact_owned(text, secrets));
+    for _ in 0..4 {
+        let found = scan(&[&source]);
+        if found.is_empty() {
+            break;
+        }
+        source.text = redact_owned(std::mem::take(&mut source.text), &found);
+    }
+    source.text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1168,6 +1186,27 @@ mod tests {
         assert!(!once.contains("OOOO@"), "{once}");
         let again = Source::new("s.log", once.clone());
         assert!(scan(&[&again]).is_empty(), "{once}");
+    }
+
+    /// Found by the fuzzer too: redacting a value glued to a URL makes the
+    /// URL's password a match; `redact_fully` scans until nothing is left.
+    #[test]
+    fn a_match_a_redaction_exposes_is_redacted_too() {
+        let text = "on http://z:80rOOOOOOOOzOOO@p and p80rOOOOOOOOzOOOh://z:80rQQQQQQQQQ@p\n";
+        let source = Source::new("s.log", text);
+        let found = scan(&[&source]);
+        let once = redact(text, &found);
+        let exposed = scan(&[&Source::new("s.log", once.clone())]);
+        assert!(
+            !exposed.is_empty(),
+            "the shape no longer exposes a match: {once}"
+        );
+        let full = redact_fully(text.to_owned(), &found);
+        assert!(
+            scan(&[&Source::new("s.log", full.clone())]).is_empty(),
+            "{full}"
+        );
+        assert!(!full.contains("QQQQ"), "{full}");
     }
 
     fn all_credentials(text: &str) -> Vec<Found> {
