@@ -46,14 +46,32 @@ fn unknown_port(timeline: &Timeline, server: &Server) -> Option<Finding> {
     let same_host = |c: &&crate::timeline::Checkpoint| {
         crate::timeline::same_host(c.host.as_deref(), server.host.as_deref())
     };
-    let probed = timeline.checkpoints[launch_id..]
+    let probe = |o: &Observation| {
+        matches!(
+            o,
+            Observation::PortListing { .. } | Observation::Http { .. }
+        )
+    };
+    // In the launch's own call only what runs after the launch looks at it:
+    // `lsof -i :3001 -t | xargs kill -9; nohup bun run server.ts &` frees
+    // the port first, and sees nothing of the new server.
+    let launch = &timeline.checkpoints[launch_id];
+    let kinds: Vec<_> = launch
+        .commands
         .iter()
-        .filter(same_host)
-        .any(|c| {
-            c.observations
-                .iter()
-                .any(|o| matches!(o, Observation::PortListing { .. } | Observation::Http { .. }))
-        })
+        .map(crate::timeline::classify::kind_of)
+        .collect();
+    let after_launch = kinds
+        .iter()
+        .position(|k| *k == crate::timeline::CheckpointKind::Launch)
+        .map_or(&launch.commands[..], |at| &launch.commands[at + 1..]);
+    let probed = crate::timeline::classify::observations(after_launch)
+        .iter()
+        .any(probe)
+        || timeline.checkpoints[launch_id + 1..]
+            .iter()
+            .filter(same_host)
+            .any(|c| c.observations.iter().any(probe))
         // A container listing, before or after (a stack relaunched is the
         // same stack), shows which ports a stack publishes: none, for a
         // bot that only polls out.
