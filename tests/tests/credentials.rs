@@ -379,6 +379,16 @@ fn shapes() -> Vec<Shape> {
             key("npm_", "MkUEesQWWaJvnQ1JpmTpNkVFAHg8d5xKwxua"),
         ),
         shape(
+            "a short vLLM --api-key, in its non-default args dump",
+            "(APIServer pid=1) INFO 05-02 10:01:02 [utils.py:300] non-default args: {'host': '0.0.0.0', 'port': 15004, 'api_key': ['{}'], 'model': 'deepseek-ai/DeepSeek-V4-Flash'}",
+            "xk42pq".to_owned(),
+        ),
+        shape(
+            "a short --api-key flag",
+            "vllm serve Qwen/Qwen3-8B --port 8001 --api-key {}",
+            "s3cr7t".to_owned(),
+        ),
+        shape(
             "password in JSON inside a JSON string (escaped quotes)",
             r#"{"arguments":"{\"command\":\"psql\",\"env\":{\"PGPASSWORD\":\"{}\"}}"}"#,
             "Lz7pQ3vN8wRt".to_owned(),
@@ -401,6 +411,10 @@ fn near_misses() -> Vec<&'static str> {
         "    conn = psycopg.connect(host=host, password=getpass())",
         "    def __init__(self, api_key: str, timeout: float = 30.0) -> None:",
         "    api_key: Optional[str] = None",
+        // Short values outside an option are no key; `EMPTY` is vLLM's
+        // placeholder key.
+        "    token: abc123",
+        "vllm serve Qwen/Qwen3-8B --api-key EMPTY --port 8001",
         "    password: SecretStr = Field(..., min_length=12)",
         "async def read_me(auth_token: Annotated[str, Depends(oauth2_scheme)]):",
         "    client_secret = settings.OAUTH_CLIENT_SECRET",

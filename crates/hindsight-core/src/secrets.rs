@@ -329,6 +329,11 @@ fn quoted_byte(quote: u8) -> impl Fn(u8) -> bool {
 /// The shortest value read after a name.
 const SHORTEST_VALUE: usize = 8;
 
+/// The shortest value of a server's key option (`--api-key KEY`, and the
+/// same option in vLLM's `'api_key': ['KEY']` dump): whatever its length it
+/// is the key the server accepts, and people set short ones.
+const SHORTEST_OPTION_VALUE: usize = 6;
+
 /// The shortest quoted value taken without its closing quote, when the
 /// line ends first: a terminal's wrap cuts only long values, and a short
 /// one is more likely a string cut for another reason.
@@ -358,6 +363,7 @@ fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
     let spaces = run(bytes, at, is_blank);
     at += spaces;
     let mut from = start;
+    let mut shortest = SHORTEST_VALUE;
     if matches!(bytes.get(at), Some(b'=' | b':')) {
         at += 1;
         at += run(bytes, at, is_blank);
@@ -365,10 +371,12 @@ fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
         // prints its keys: `'api_key': ['…']`.
         if bytes.get(at) == Some(&b'[') && quote_at(bytes, at + 1) > 0 {
             at += 1;
+            shortest = SHORTEST_OPTION_VALUE;
         }
     } else if spaces > 0 && closed == 0 && start > 0 && bytes[start - 1] == b'-' {
         // An option and its value: `--api-key KEY`, `--hf-token KEY`.
         from = start - 1;
+        shortest = SHORTEST_OPTION_VALUE;
     } else {
         return None;
     }
@@ -399,7 +407,7 @@ fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
         }
         (run(bytes, at, bare_byte), 0)
     };
-    (length >= SHORTEST_VALUE).then_some((from..at + length + close, at..at + length))
+    (length >= shortest).then_some((from..at + length + close, at..at + length))
 }
 
 /// An occurrence of a keyword: the position of its letter, its index in
