@@ -415,6 +415,8 @@ fn near_misses() -> Vec<&'static str> {
         // placeholder key.
         "    token: abc123",
         "vllm serve Qwen/Qwen3-8B --api-key EMPTY --port 8001",
+        // A hyphenated word is no option: `-token prompt` here is prose.
+        "prefill:    210 tok/s   (a 3.4k-token prompt takes 16s just to read)",
         "    password: SecretStr = Field(..., min_length=12)",
         "async def read_me(auth_token: Annotated[str, Depends(oauth2_scheme)]):",
         "    client_secret = settings.OAUTH_CLIENT_SECRET",

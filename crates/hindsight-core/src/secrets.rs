@@ -376,7 +376,18 @@ fn assignment(bytes: &[u8], start: usize, end: usize) -> Option<Found> {
     } else if spaces > 0 && closed == 0 && start > 0 && bytes[start - 1] == b'-' {
         // An option and its value: `--api-key KEY`, `--hf-token KEY`.
         from = start - 1;
-        shortest = SHORTEST_OPTION_VALUE;
+        // A real option's dashes start a word (`--api-key`, ` -token`);
+        // a hyphenated word's do not (`a 3.4k-token prompt`): its value
+        // needs the full length.
+        let dashes = bytes[..start]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'-')
+            .count();
+        let before = start.checked_sub(dashes + 1).and_then(|i| bytes.get(i));
+        if before.is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`')) {
+            shortest = SHORTEST_OPTION_VALUE;
+        }
     } else {
         return None;
     }
