@@ -601,6 +601,24 @@ impl Lifecycle {
     fn finish(&mut self) {
         if self.ranks.is_empty() {
             self.ranks = std::mem::take(&mut self.aux_ranks);
+        } else {
+            // A weak hint whose index no real tag has is one more process
+            // (torch's `[rank3]:` beside SGLang's `TP5`): counted, while one
+            // that repeats a real tag's index is the same process twice.
+            let indices: BTreeSet<u32> = self
+                .ranks
+                .iter()
+                .flat_map(|tag| rank_indices(tag).collect::<Vec<_>>())
+                .collect();
+            for tag in std::mem::take(&mut self.aux_ranks) {
+                let mine: Vec<u32> = rank_indices(&tag).collect();
+                if tag.starts_with("rank ")
+                    && mine.len() == 1
+                    && mine.iter().all(|i| !indices.contains(i))
+                {
+                    self.ranks.insert(tag);
+                }
+            }
         }
         // A process name without an index (vLLM's single `EngineCore`) is
         // not one more rank beside the indexed ones it runs (`rank 0` from
@@ -3604,5 +3622,32 @@ mod http_status_tests {
         ] {
             assert_eq!(http_error_status(line), status, "{line}");
         }
+    }
+}
+
+#[cfg(test)]
+mod rank_hint_tests {
+    use super::Lifecycle;
+    use crate::engine::Engine;
+
+    fn ranks(log: &str) -> Vec<String> {
+        let parsed = crate::parse::logline::parse_log(log, 0);
+        Lifecycle::from_log(Engine::Sglang, &parsed)
+            .ranks
+            .into_iter()
+            .collect()
+    }
+
+    /// torch's `[rankN]:` hints count beside real tags when their index is
+    /// new (three processes here), and not when a real tag has it.
+    #[test]
+    fn a_weak_rank_hint_with_a_new_index_is_one_more_process() {
+        let log = "[rank3]:[W208 00:55:32.444 socket.cpp:487] [c10d] waitForInput: timed out after 1800000ms\n\
+                   [rank4]:[W208 00:55:32.444 socket.cpp:487] [c10d] waitForInput: timed out after 1800000ms\n\
+                   [2025-02-08 00:55:32 TP5] Scheduler hit an exception: Traceback (most recent call last):\n";
+        assert_eq!(ranks(log).len(), 3, "{:?}", ranks(log));
+        let same = "[rank5]:[W208 00:55:32.444 socket.cpp:487] [c10d] waitForInput: timed out after 1800000ms\n\
+                    [2025-02-08 00:55:32 TP5] Scheduler hit an exception: Traceback (most recent call last):\n";
+        assert_eq!(ranks(same).len(), 1, "{:?}", ranks(same));
     }
 }
