@@ -626,6 +626,33 @@ impl Parser<'_> {
             let start = line.len() - trimmed.len();
             return self.prompt_command(index, None, start);
         }
+        // The same in a code span that is the whole line, often a list item
+        // (`3. \`python3 -m sglang.launch_server … --port 30000\``, under
+        // "I typed these commands"): the span's text is the command. Only in
+        // a person's message: an assistant's list of code spans is steps it
+        // suggests.
+        if !self.tui_mode
+            && self.open.is_none()
+            && self.role == Role::User
+            && let Some(inner) = coded_line(trimmed)
+            && crate::shell::parse(inner).iter().any(|c| {
+                crate::engine::launch_from_argv(&c.argv).is_some() || is_url_request(&c.argv)
+            })
+        {
+            let span = self.line_span(index);
+            let actor = self.actor();
+            self.push(
+                span,
+                EventKind::Command {
+                    text: inner.to_owned(),
+                    actor,
+                    prompt_host: None,
+                    time: None,
+                    background: false,
+                },
+            );
+            return index + 1;
+        }
         if bare_launch() {
             // In a message the command's paragraph is the command: what
             // follows a blank line is the message again, not its output.
@@ -1473,6 +1500,23 @@ const BARE_PROGRAMS: &[&str] = &[
 
 /// Whether a line of a prompt-less terminal paste is a command: a known
 /// program (after `VAR=value` words) followed by arguments, not prose.
+/// The text of a line that is one inline code span and nothing else, but
+/// for a list marker before it (`1. \`cmd\``, `- \`cmd\``).
+fn coded_line(trimmed: &str) -> Option<&str> {
+    let rest = trimmed
+        .strip_prefix(['-', '*'])
+        .or_else(|| {
+            let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+            (digits > 0)
+                .then(|| trimmed[digits..].strip_prefix(['.', ')']))
+                .flatten()
+        })
+        .unwrap_or(trimmed)
+        .trim();
+    let inner = rest.strip_prefix('`')?.strip_suffix('`')?;
+    (!inner.is_empty() && !inner.contains('`')).then_some(inner.trim())
+}
+
 /// `curl` or `wget` given an `http(s)://` URL.
 fn is_url_request(argv: &[String]) -> bool {
     matches!(
@@ -2381,6 +2425,18 @@ mod tests {
             "{k:?}"
         );
         let k = kinds("**User:**\ncurl works but the browser does not.\n");
+        assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
+        // A launch in a code span that is the whole line (a list item) is a
+        // command; a code span inside a sentence is not.
+        let k = kinds(
+            "**User:**\nI typed these, one per prompt:\n\n3. `python3 -m sglang.launch_server --model-path /m --port 30000 --tp 2`\n\nThen it refused.\n",
+        );
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("cmd python3 -m sglang.launch_server --model-path /m")),
+            "{k:?}"
+        );
+        let k = kinds("**User:**\nI ran `vllm serve /m --port 8000` and it hung.\n");
         assert!(!k.iter().any(|e| e.starts_with("cmd")), "{k:?}");
     }
 
