@@ -36,8 +36,7 @@ pub fn share_link(data: &[u8]) {
     // Text that happens to start with the prefix is read as a link too.
     let _ = share::decode(&text);
 
-    let packed = miniz_oxide::deflate::compress_to_vec(data, 1);
-    let Ok(fragment) = share::fragment(&packed) else {
+    let Ok(fragment) = deflated_link(data) else {
         return;
     };
     match share::decode(&fragment) {
@@ -54,14 +53,11 @@ pub fn share_link(data: &[u8]) {
 /// the credentials were redacted once, so sharing again changes nothing.
 fn load_shared(shared: &share::Shared) {
     let inputs = shared.inputs();
-    let sources = inputs.to_sources();
-    if sources.iter().map(|s| s.text.len()).sum::<usize>() <= ANALYZE_AT_MOST {
-        let _ = protocol::run(0, &shared.config, &sources);
-    }
+    analyze_if_small(&shared.config, &inputs.to_sources());
     let Ok(json) = share::payload(&inputs, &shared.config) else {
         return;
     };
-    let Ok(fragment) = share::fragment(&miniz_oxide::deflate::compress_to_vec(&json, 1)) else {
+    let Ok(fragment) = deflated_link(&json) else {
         return;
     };
     let again = share::decode(&fragment)
@@ -92,9 +88,7 @@ pub fn saved_state(data: &[u8]) {
     let _ = saved.dropped();
     let inputs = saved.inputs();
     let sources = inputs.to_sources();
-    if sources.iter().map(|s| s.text.len()).sum::<usize>() <= ANALYZE_AT_MOST {
-        let _ = protocol::run(0, &saved.config, &sources);
-    }
+    analyze_if_small(&saved.config, &sources);
     let stored = Saved::of(&inputs, &saved.config, &saved.view);
     let json = serde_json::to_string(&stored).unwrap_or_default();
     let restored = Saved::parse(&json)
@@ -102,5 +96,19 @@ pub fn saved_state(data: &[u8]) {
     assert_eq!(restored, stored, "saved state changed on a round trip");
     if stored.dropped().is_empty() {
         assert_eq!(restored.inputs().to_sources(), sources);
+    }
+}
+
+/// A link as the page makes one from these bytes (the browser deflates
+/// them; miniz_oxide stands in for it here).
+fn deflated_link(bytes: &[u8]) -> Result<String, share::ShareError> {
+    share::fragment(&miniz_oxide::deflate::compress_to_vec(bytes, 1))
+}
+
+/// The analysis the page runs on loaded sources, when they are small enough
+/// (see [`ANALYZE_AT_MOST`]).
+fn analyze_if_small(config: &hindsight_core::Config, sources: &[hindsight_core::Source]) {
+    if sources.iter().map(|s| s.text.len()).sum::<usize>() <= ANALYZE_AT_MOST {
+        let _ = protocol::run(0, config, sources);
     }
 }

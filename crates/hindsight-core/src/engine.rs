@@ -475,26 +475,27 @@ fn port_mapping(value: &str) -> Option<(u16, u16)> {
     Some((host, container))
 }
 
-/// The host and port `OLLAMA_HOST` names (`0.0.0.0:11500`,
-/// `http://10.0.0.5`, `:11435`), for the server and its CLI alike; `None`
-/// when the variable is not set. Either part may be missing.
-/// The engine whose own HTTP endpoint a URL asks (`/api/tags` is
-/// Ollama's, `/is_sleeping` vLLM's, `/get_server_info` SGLang's, `/slots`
-/// llama.cpp's): a request to it tells which server answered. The
-/// OpenAI-compatible paths every engine serves tell nothing.
-pub fn engine_of_endpoint(url: &str) -> Option<Engine> {
-    // The path, without the query.
+/// A URL's path, without its query, fragment or trailing `/`
+/// (`http://h:8000/health/?x=1` → `/health`; a bare `/v1/models` too).
+pub fn url_path(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let path = if rest.starts_with('/') {
         rest
     } else {
         rest.find('/').map_or("", |at| &rest[at..])
     };
-    let path = path
-        .split(['?', '#'])
+    path.split(['?', '#'])
         .next()
         .unwrap_or(path)
-        .trim_end_matches('/');
+        .trim_end_matches('/')
+}
+
+/// The engine whose own HTTP endpoint a URL asks (`/api/tags` is
+/// Ollama's, `/is_sleeping` vLLM's, `/get_server_info` SGLang's, `/slots`
+/// llama.cpp's): a request to it tells which server answered. The
+/// OpenAI-compatible paths every engine serves tell nothing.
+pub fn engine_of_endpoint(url: &str) -> Option<Engine> {
+    let path = url_path(url);
     const ENDPOINTS: &[(&str, Engine)] = &[
         ("/api/tags", Engine::Ollama),
         ("/api/generate", Engine::Ollama),
@@ -521,6 +522,9 @@ pub fn engine_of_endpoint(url: &str) -> Option<Engine> {
         .map(|(_, engine)| *engine)
 }
 
+/// The host and port `OLLAMA_HOST` names (`0.0.0.0:11500`,
+/// `http://10.0.0.5`, `:11435`), for the server and its CLI alike; `None`
+/// when the variable is not set. Either part may be missing.
 pub fn ollama_host(env: &[(String, String)]) -> Option<(Option<&str>, Option<u16>)> {
     let (_, value) = env.iter().find(|(k, _)| k == "OLLAMA_HOST")?;
     let address = value

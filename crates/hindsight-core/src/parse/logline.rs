@@ -1321,7 +1321,7 @@ fn is_frame(piece: &str) -> bool {
 /// (a handled request's traceback, a warning's) says nothing of the level.
 fn logged_frame(message: &str, line: &str) -> Option<FailureKind> {
     let prefix = line.get(..line.len().checked_sub(message.len())?)?;
-    (message.starts_with("File \"") && message.contains("\", line ") && prefix.contains("ERROR"))
+    (message.starts_with("File \"") && is_frame(message) && prefix.contains("ERROR"))
         .then_some(FailureKind::Exception)
 }
 
@@ -2197,6 +2197,20 @@ impl<'t> Sink<'t> {
         }
     }
 
+    /// An event for the line at `range`, inserted at `at` (in text order).
+    fn keep_at(&mut self, at: usize, range: std::ops::Range<usize>, signal: Option<Signal>) {
+        self.events.insert(
+            at,
+            Event {
+                span: Span::new(self.source, range.start, range.end),
+                kind: EventKind::Log(LogLine {
+                    signal,
+                    ..LogLine::default()
+                }),
+            },
+        );
+    }
+
     fn finish(mut self) -> Parsed {
         if let Some((start, end)) = self.unkept.take() {
             let piece = self.text.get(start..end).unwrap_or("");
@@ -2220,36 +2234,20 @@ impl<'t> Sink<'t> {
             && ends_untimed
             && !self.excerpt
         {
-            for (range, signal) in [
-                (second, None),
-                (
-                    first,
-                    Some(Signal::Failure {
-                        kind: FailureKind::Exception,
-                        port: None,
-                    }),
-                ),
-            ] {
-                let at = self.events.partition_point(|e| e.span.start < range.start);
-                if signal.is_none()
-                    && self
-                        .events
-                        .get(at)
-                        .is_some_and(|e| e.span.start == range.start)
-                {
-                    continue;
-                }
-                self.events.insert(
-                    at,
-                    Event {
-                        span: Span::new(self.source, range.start, range.end),
-                        kind: EventKind::Log(LogLine {
-                            signal,
-                            ..LogLine::default()
-                        }),
-                    },
-                );
+            let at = self.events.partition_point(|e| e.span.start < second.start);
+            if self
+                .events
+                .get(at)
+                .is_none_or(|e| e.span.start != second.start)
+            {
+                self.keep_at(at, second, None);
             }
+            let at = self.events.partition_point(|e| e.span.start < first.start);
+            let failure = Signal::Failure {
+                kind: FailureKind::Exception,
+                port: None,
+            };
+            self.keep_at(at, first, Some(failure));
         }
         Parsed {
             events: self.events,

@@ -431,13 +431,10 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             marker(line.trim_start()).is_some()
                 || prompt(line).is_some_and(|(_, start)| !line[start..].trim().is_empty())
         });
-    parser.bare_terminal = !parser.tui_mode
-        && !lines.iter().any(|(_, line)| {
-            let trimmed = line.trim_start();
-            marker(trimmed).is_some()
-                || fence_language(trimmed).is_some()
-                || prompt(line).is_some_and(|(_, start)| !line[start..].trim().is_empty())
-        })
+    parser.bare_terminal = parser.turnless
+        && !lines
+            .iter()
+            .any(|(_, line)| fence_language(line.trim_start()).is_some())
         && lines
             .iter()
             .any(|(_, line)| is_bare_command(line.trim_start()));
@@ -607,18 +604,7 @@ impl Parser<'_> {
             !self.tui_mode
                 && self.open.is_none()
                 && is_bare_command(trimmed)
-                && crate::shell::parse(trimmed.trim_end().trim_end_matches('\\'))
-                    .iter()
-                    .any(|c| {
-                        crate::engine::launch_from_argv(&c.argv).is_some()
-                            // A container run publishing a port, too.
-                            || crate::engine::docker_run_parts(&c.argv).is_some()
-                                && crate::other_servers::launch(c).is_some()
-                            // A request to a URL (`curl http://localhost:5950/v1/models`
-                            // under "this one comes back with a 404:"): no
-                            // sentence starts with a program and a URL either.
-                            || is_url_request(&c.argv)
-                    })
+                && launches_or_asks(trimmed.trim_end().trim_end_matches('\\'))
         };
         if (self.bare_terminal || first && !self.tui_mode && self.open.is_none())
             && is_bare_command(trimmed)
@@ -635,12 +621,12 @@ impl Parser<'_> {
             && self.open.is_none()
             && self.role == Role::User
             && let Some(inner) = coded_line(trimmed)
-            && crate::shell::parse(inner).iter().any(|c| {
-                crate::engine::launch_from_argv(&c.argv).is_some() || is_url_request(&c.argv)
-            })
+            && launches_or_asks(inner)
         {
-            let span = self.line_span(index);
-            let actor = self.actor();
+            self.close();
+            self.tui_prose = None;
+            self.awaiting_output = None;
+            let (span, actor) = (self.line_span(index), self.actor());
             self.push(
                 span,
                 EventKind::Command {
@@ -1498,8 +1484,6 @@ const BARE_PROGRAMS: &[&str] = &[
     "sh",
 ];
 
-/// Whether a line of a prompt-less terminal paste is a command: a known
-/// program (after `VAR=value` words) followed by arguments, not prose.
 /// The text of a line that is one inline code span and nothing else, but
 /// for a list marker before it (`1. \`cmd\``, `- \`cmd\``).
 fn coded_line(trimmed: &str) -> Option<&str> {
@@ -1517,17 +1501,29 @@ fn coded_line(trimmed: &str) -> Option<&str> {
     (!inner.is_empty() && !inner.contains('`')).then_some(inner.trim())
 }
 
-/// `curl` or `wget` given an `http(s)://` URL.
-fn is_url_request(argv: &[String]) -> bool {
-    matches!(
-        argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)),
-        Some("curl" | "wget")
-    ) && argv
-        .iter()
-        .skip(1)
-        .any(|a| a.starts_with("http://") || a.starts_with("https://"))
+/// Whether a command written in a message, not at a prompt, is one
+/// wherever it stands (no sentence starts that way): an engine's launch, a
+/// container run publishing a port, or `curl`/`wget` of an `http(s)://` URL
+/// (`curl http://localhost:5950/v1/models` under "this one comes back with
+/// a 404:").
+fn launches_or_asks(command: &str) -> bool {
+    crate::shell::parse(command).iter().any(|c| {
+        let asks = matches!(
+            c.argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)),
+            Some("curl" | "wget")
+        ) && c
+            .argv
+            .iter()
+            .skip(1)
+            .any(|a| a.starts_with("http://") || a.starts_with("https://"));
+        asks || crate::engine::launch_from_argv(&c.argv).is_some()
+            || crate::engine::docker_run_parts(&c.argv).is_some()
+                && crate::other_servers::launch(c).is_some()
+    })
 }
 
+/// Whether a line of a prompt-less terminal paste is a command: a known
+/// program (after `VAR=value` words) followed by arguments, not prose.
 fn is_bare_command(trimmed: &str) -> bool {
     let mut words = trimmed.split_whitespace().skip_while(|w| {
         w.contains('=')

@@ -767,18 +767,16 @@ fn steps_before_launch(checkpoint: &crate::timeline::Checkpoint) -> Vec<Checkpoi
     if checkpoint.kind != CheckpointKind::Launch {
         return Vec::new();
     }
-    let kinds: Vec<CheckpointKind> = checkpoint
-        .commands
-        .iter()
-        .map(crate::timeline::classify::kind_of)
-        .collect();
-    let Some(launch) = kinds.iter().position(|k| *k == CheckpointKind::Launch) else {
+    let Some(launch) = checkpoint.launching_command() else {
         return Vec::new();
     };
     let mut steps = Vec::new();
-    for kind in &kinds[..launch] {
-        if matches!(kind, CheckpointKind::Kill | CheckpointKind::Build) && !steps.contains(kind) {
-            steps.push(*kind);
+    for kind in checkpoint.commands[..launch]
+        .iter()
+        .map(crate::timeline::classify::kind_of)
+    {
+        if matches!(kind, CheckpointKind::Kill | CheckpointKind::Build) && !steps.contains(&kind) {
+            steps.push(kind);
         }
     }
     steps

@@ -325,12 +325,7 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
 fn health_probe(step: &Checkpoint) -> bool {
     step.observations.iter().any(|o| match o {
         crate::timeline::Observation::Http { url, .. } => {
-            let path = url
-                .split_once("://")
-                .map_or(url.as_str(), |(_, rest)| rest)
-                .split_once('/')
-                .map_or("", |(_, path)| path)
-                .to_ascii_lowercase();
+            let path = crate::engine::url_path(url).to_ascii_lowercase();
             ["health", "ready", "readiness", "live", "ping"]
                 .iter()
                 .any(|w| path.contains(w))

@@ -56,14 +56,8 @@ fn unknown_port(timeline: &Timeline, server: &Server) -> Option<Finding> {
     // `lsof -i :3001 -t | xargs kill -9; nohup bun run server.ts &` frees
     // the port first, and sees nothing of the new server.
     let launch = &timeline.checkpoints[launch_id];
-    let kinds: Vec<_> = launch
-        .commands
-        .iter()
-        .map(crate::timeline::classify::kind_of)
-        .collect();
-    let after_launch = kinds
-        .iter()
-        .position(|k| *k == crate::timeline::CheckpointKind::Launch)
+    let after_launch = launch
+        .launching_command()
         .map_or(&launch.commands[..], |at| &launch.commands[at + 1..]);
     let probed = crate::timeline::classify::observations(after_launch)
         .iter()

@@ -159,6 +159,15 @@ impl Checkpoint {
         }
     }
 
+    /// Where in the call the launch is: the index of its first command
+    /// that launches (`pkill -f vllm; sleep 2; vllm serve …` → 2). What runs
+    /// before it (kills, builds, a port freed) sees nothing of the server.
+    pub fn launching_command(&self) -> Option<usize> {
+        self.commands
+            .iter()
+            .position(|c| classify::kind_of(c) == CheckpointKind::Launch)
+    }
+
     /// The command's lines as evidence.
     pub fn command_quote(&self) -> Quote {
         Quote {
@@ -608,14 +617,15 @@ impl Lifecycle {
             let indices: BTreeSet<u32> = self
                 .ranks
                 .iter()
-                .flat_map(|tag| rank_indices(tag).collect::<Vec<_>>())
+                .flat_map(|tag| rank_indices(tag))
                 .collect();
             for tag in std::mem::take(&mut self.aux_ranks) {
-                let mine: Vec<u32> = rank_indices(&tag).collect();
-                if tag.starts_with("rank ")
-                    && mine.len() == 1
-                    && mine.iter().all(|i| !indices.contains(i))
-                {
+                let new_index = {
+                    let mut mine = rank_indices(&tag);
+                    matches!((mine.next(), mine.next()),
+                        (Some(index), None) if !indices.contains(&index))
+                };
+                if tag.starts_with("rank ") && new_index {
                     self.ranks.insert(tag);
                 }
             }
@@ -1513,12 +1523,13 @@ fn port_checks(checkpoint: &Checkpoint) -> Vec<PortCheck> {
                     (None, true) => Outcome::Passed,
                 };
                 // An answer, but an HTTP error: the line that says so.
-                let error = failure.is_none().then(|| {
+                let error = if failure.is_none() {
                     lines
                         .iter()
                         .find_map(|l| http_error_status(l.1).map(|status| (status, l)))
-                });
-                let error = error.flatten();
+                } else {
+                    None
+                };
                 let timed_out = failure.is_some_and(|(_, line)| {
                     line.contains("timed out")
                         || line.contains("Timeout")
@@ -3596,11 +3607,6 @@ mod tests {
         assert!(lifecycle.failure.is_some());
         assert!(lifecycle.earlier_runs.is_empty());
     }
-}
-
-#[cfg(test)]
-mod http_status_tests {
-    use super::http_error_status;
 
     #[test]
     fn http_error_answers_are_read_from_status_lines_and_bodies() {
@@ -3623,12 +3629,6 @@ mod http_status_tests {
             assert_eq!(http_error_status(line), status, "{line}");
         }
     }
-}
-
-#[cfg(test)]
-mod rank_hint_tests {
-    use super::Lifecycle;
-    use crate::engine::Engine;
 
     fn ranks(log: &str) -> Vec<String> {
         let parsed = crate::parse::logline::parse_log(log, 0);
