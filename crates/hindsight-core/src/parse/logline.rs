@@ -744,6 +744,10 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("\u{2713} Ready in", BIND),
     ("Application started", BIND),
     ("istening on", BIND),
+    ("istening at http", BIND),
+    ("serving on port ", BIND),
+    ("running on port ", BIND),
+    ("started on port ", BIND),
     ("accept len:", ACCEPT),
     ("accept_length'", ACCEPT),
     ("acceptance length:", ACCEPT),
@@ -1213,6 +1217,24 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
         if let Some(at) = message.find(lead) {
             return bound(&message[at..]);
         }
+    }
+    // Express templates' `[express] serving on port 5000`, `Server running
+    // on port 3000`, `Server started on port 8080`, `Example app listening
+    // at http://localhost:3000`.
+    for lead in ["serving on port ", "running on port ", "started on port "] {
+        if let Some(at) = message.find(lead) {
+            let port = message[at + lead.len()..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|p| p.parse().ok());
+            return port.map(|port| Signal::Bound {
+                host: String::new(),
+                port: Some(port),
+            });
+        }
+    }
+    if let Some(at) = message.find("istening at http") {
+        return bound(&message[at + "istening at ".len()..]);
     }
     // Go Fiber's start-up box: `│ (bound on host 0.0.0.0 and port 8080) │`.
     if let Some(at) = message.find("bound on host ") {
@@ -2987,6 +3009,13 @@ mod tests {
                 bound("localhost", 8080),
             ),
             ("2026/01/02 10:00:00 listening on :8080", bound("", 8080)),
+            ("7:55:48 PM [express] serving on port 3000", bound("", 3000)),
+            ("Server running on port 5001", bound("", 5001)),
+            ("Server started on port 8080.", bound("", 8080)),
+            (
+                "Example app listening at http://localhost:3000",
+                bound("localhost", 3000),
+            ),
             // Next's banner comes before it is ready; Ollama's runner
             // names its internal port; neither is a server's bind line.
             ("   - Local:        http://localhost:3000", None),

@@ -415,6 +415,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
         tui_mode: head.contains('⎿') || head.contains("⏺ "),
         skipping_results: false,
         awaiting_output: None,
+        prompted_output: None,
         tui_prose: None,
         width: lines
             .iter()
@@ -464,6 +465,10 @@ struct Parser<'t> {
     /// A command from a prompt-less shell fence, waiting for its output
     /// (the next bare fence or `Output:` block).
     awaiting_output: Option<usize>,
+    /// The last command of a closed fence of prompts that printed nothing
+    /// there: the next fence, when a line such as "And the cURL command
+    /// prints:" introduces it, is its output.
+    prompted_output: Option<usize>,
     /// An assistant reply of the terminal rendering whose wrapped lines
     /// may go on (event index).
     tui_prose: Option<usize>,
@@ -562,6 +567,7 @@ impl Parser<'_> {
             self.close();
             self.fence = None;
             self.role = marker_role;
+            self.prompted_output = None;
             // A tool's turn (`### 71. the tool responded`) holds the output
             // of the call before it.
             let tool_turn =
@@ -711,13 +717,26 @@ impl Parser<'_> {
     }
 
     fn fence_line(&mut self, index: usize, language: &str) -> usize {
+        let silent = match (&self.fence, &self.open) {
+            (
+                Some(Fence::Prompts),
+                Some(OpenCommand {
+                    event,
+                    output: None,
+                    tui: None,
+                }),
+            ) => Some(*event),
+            _ => None,
+        };
         self.close();
         self.tui_prose = None;
         if self.fence.take().is_some() {
             // A closing fence.
+            self.prompted_output = silent;
             return index + 1;
         }
         let language = language.to_ascii_lowercase();
+        let prompted = self.prompted_output.take();
         let end = self.fence_end(index);
         let inner = index + 1..end;
         let has_prompts = inner.clone().any(|i| {
@@ -727,6 +746,13 @@ impl Parser<'_> {
         if has_prompts {
             self.fence = Some(Fence::Prompts);
             self.awaiting_output = None;
+            return index + 1;
+        }
+        if let Some(command) = prompted
+            && (OUTPUT_LANGUAGES.contains(&language.as_str()) || language == "json")
+            && self.introduced(index)
+        {
+            self.fence = Some(Fence::Output(command));
             return index + 1;
         }
         // Issue templates put the log in a shell fence ("Relevant log
@@ -799,7 +825,8 @@ impl Parser<'_> {
             return index + 1;
         }
         if let Some(command) = self.awaiting_output
-            && OUTPUT_LANGUAGES.contains(&language.as_str())
+            && (OUTPUT_LANGUAGES.contains(&language.as_str())
+                || language == "json" && self.is_request(command) && self.introduced(index))
         {
             self.awaiting_output = None;
             self.fence = Some(Fence::Output(command));
@@ -958,6 +985,34 @@ impl Parser<'_> {
         );
         self.awaiting_output = Some(event);
         after
+    }
+
+    /// Whether event `command` is an HTTP request (`curl`, `wget` of a URL),
+    /// whose answer people paste in a ```` ```json ```` fence of its own
+    /// ("And the cURL command prints:").
+    fn is_request(&self, command: usize) -> bool {
+        matches!(
+            self.parsed.events.get(command).map(|e| &e.kind),
+            Some(EventKind::Command { text, .. }) if asks_url(text)
+        )
+    }
+
+    /// Whether the last line with text before `line` closes a fence or
+    /// introduces what follows (`… prints:`): a block so placed is shown as
+    /// the one before's result, where one after a sentence is the writer's
+    /// own (a suggestion's expected answer, a config).
+    fn introduced(&self, line: usize) -> bool {
+        self.lines[..line.min(self.lines.len())]
+            .iter()
+            .rev()
+            .map(|(_, l)| l.trim())
+            .find(|l| !l.is_empty())
+            .is_some_and(|l| {
+                l.starts_with("```")
+                    || l.starts_with("~~~")
+                    || l.ends_with(':')
+                    || l.ends_with('：')
+            })
     }
 
     /// Whether the first line with text at or after `from` opens the output
@@ -1508,18 +1563,28 @@ fn coded_line(trimmed: &str) -> Option<&str> {
 /// a 404:").
 fn launches_or_asks(command: &str) -> bool {
     crate::shell::parse(command).iter().any(|c| {
-        let asks = matches!(
-            c.argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)),
-            Some("curl" | "wget")
-        ) && c
-            .argv
-            .iter()
-            .skip(1)
-            .any(|a| a.starts_with("http://") || a.starts_with("https://"));
-        asks || crate::engine::launch_from_argv(&c.argv).is_some()
+        is_url_request(&c.argv)
+            || crate::engine::launch_from_argv(&c.argv).is_some()
             || crate::engine::docker_run_parts(&c.argv).is_some()
                 && crate::other_servers::launch(c).is_some()
     })
+}
+
+/// Whether a command line holds `curl`/`wget` of an `http(s)://` URL.
+fn asks_url(command: &str) -> bool {
+    crate::shell::parse(command)
+        .iter()
+        .any(|c| is_url_request(&c.argv))
+}
+
+fn is_url_request(argv: &[String]) -> bool {
+    matches!(
+        argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)),
+        Some("curl" | "wget")
+    ) && argv
+        .iter()
+        .skip(1)
+        .any(|a| a.starts_with("http://") || a.starts_with("https://"))
 }
 
 /// Whether a line of a prompt-less terminal paste is a command: a known
@@ -1577,7 +1642,8 @@ fn fence_language(trimmed: &str) -> Option<&str> {
     let rest = trimmed
         .strip_prefix("```")
         .or_else(|| trimmed.strip_prefix("~~~"))?;
-    let rest = rest.trim_start_matches(['`', '~']);
+    // CommonMark allows spaces before the info string: ```` ``` shell ````.
+    let rest = rest.trim_start_matches(['`', '~']).trim_start();
     Some(
         rest.split(|c: char| c.is_whitespace() || c == '{' || c == ',')
             .next()
@@ -2558,5 +2624,43 @@ mod tests {
             "{k:?}"
         );
         assert!(k.contains(&"prose It's starting.".to_owned()), "{k:?}");
+    }
+
+    /// An issue comment: a fence of prompts runs the request, a line that
+    /// introduces its answer (`prints:`), then the answer in its own JSON
+    /// fence. The fence's info string may follow a space (```` ``` shell ````).
+    #[test]
+    fn an_introduced_fence_after_a_silent_prompt_is_its_output() {
+        let text = "I start vLLM:\n\n``` shell\n$ vllm serve m --port 8000\n```\n\nThis is the cURL command and what it sends back:\n\n``` shell\n$ curl http://localhost:8000/v1/models\n```\n\nAnd the cURL command prints:\n\n``` json\n{\"object\":\"list\",\"data\":[{\"id\":\"m\"}]}\n```\n";
+        let k = kinds(text);
+        let cmds: Vec<&String> = k.iter().filter(|e| e.starts_with("cmd ")).collect();
+        assert_eq!(cmds.len(), 2, "{k:?}");
+        let outputs: Vec<&String> = k.iter().filter(|e| e.starts_with("out of")).collect();
+        assert_eq!(outputs.len(), 1, "{k:?}");
+        assert!(outputs[0].contains("\"object\":\"list\""), "{k:?}");
+        // The launch's fence is followed by a sentence ending in ':' and a
+        // fence of prompts: that is a command of its own, not its output.
+        let launch = k.iter().position(|e| e.starts_with("cmd vllm")).expect("the launch");
+        assert!(
+            !outputs[0].starts_with(&format!("out of {launch}:")),
+            "{k:?}"
+        );
+    }
+
+    /// A suggested request, then a sentence and a JSON block: the block is
+    /// the writer's own (an expected answer), not what a run printed.
+    #[test]
+    fn a_json_block_after_a_sentence_is_no_output() {
+        let text = "**Cursor**\n\nCheck it yourself:\n```bash\ncurl http://localhost:8000/health\n```\n- The UI is at http://localhost:3000.\n\n```json\n{\"status\":\"healthy\"}\n```\n";
+        let k = kinds(text);
+        assert!(!k.iter().any(|e| e.starts_with("out of")), "{k:?}");
+        // Right after the request's fence it is the request's answer.
+        let text = "**Cursor**\n\n```bash\ncurl http://localhost:8000/health\n```\n\n```json\n{\"status\":\"healthy\"}\n```\n";
+        let k = kinds(text);
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("out of") && e.contains("healthy")),
+            "{k:?}"
+        );
     }
 }

@@ -45,6 +45,7 @@ pub const DIALECT: Dialect = Dialect {
 pub fn prefix(line: &str) -> Option<Prefix> {
     let mut result = Prefix::default();
     let mut at = 0;
+    let mut in_engine_core = false;
     // Nested tags: `(EngineCore_0 pid=A) (VllmWorker TP1 pid=B) INFO …`.
     while line[at..].starts_with('(') {
         let Some(c) = capture(&PROCESS, &line[at..]) else {
@@ -54,11 +55,12 @@ pub fn prefix(line: &str) -> Option<Prefix> {
         let index = c.get(2).map(|m| m.as_str());
         let pid = c.get(3).map_or("", |m| m.as_str());
         let ip = c.get(4).map(|m| m.as_str());
-        match tag(name, index, pid, ip) {
+        match tag(name, index, pid, ip, in_engine_core) {
             Tag::Rank(rank) => result.rank = Some(rank),
             Tag::Aux(rank) => result.aux_rank = Some(rank),
             Tag::None => {}
         }
+        in_engine_core |= name.starts_with("EngineCore");
         // Ray tags every actor's output this way, so only vLLM's own
         // process names tell the engine; another's (`SGLangEngine`) leaves
         // it to the rest of the line.
@@ -187,12 +189,14 @@ pub(super) fn read_process_tags<'t>(
 /// give, as [`prefix`] gives them.
 pub(super) fn process_ranks(tags: &str) -> (Option<String>, Option<String>) {
     let (mut rank, mut aux) = (None, None);
+    let mut in_engine_core = false;
     read_process_tags(tags, |name, index, pid, ip| {
-        match tag(name, index, pid, ip) {
+        match tag(name, index, pid, ip, in_engine_core) {
             Tag::Rank(found) => rank = Some(found),
             Tag::Aux(found) => aux = Some(found),
             Tag::None => {}
         }
+        in_engine_core |= name.starts_with("EngineCore");
     });
     (rank, aux)
 }
@@ -203,8 +207,9 @@ enum Tag {
     None,
 }
 
-/// What a process tag says about ranks.
-fn tag(name: &str, index: Option<&str>, pid: &str, ip: Option<&str>) -> Tag {
+/// What a process tag says about ranks; `in_engine_core` when an
+/// `EngineCore` tag came before it on the line (V1).
+fn tag(name: &str, index: Option<&str>, pid: &str, ip: Option<&str>, in_engine_core: bool) -> Tag {
     if let Some(suffix) = name.strip_prefix("Worker") {
         let parts: Vec<&str> = suffix.split('_').filter(|p| !p.is_empty()).collect();
         // `(Worker pid=514)`: V1 tags a worker so before it knows its rank,
@@ -224,6 +229,13 @@ fn tag(name: &str, index: Option<&str>, pid: &str, ip: Option<&str>) -> Tag {
         // V0 and Ray workers: the driver (rank 0) prints untagged, which
         // `Lifecycle` counts once it has seen a `worker pid` tag.
         ("VllmWorkerProcess" | "VllmWorker", None) => Tag::Rank(format!("worker pid {pid}")),
+        // V1 runs every rank, rank 0 too, as a Ray actor under the engine
+        // core (`(EngineCore_DP0 pid=A) (RayWorkerWrapper pid=B) …`): no
+        // untagged driver is a rank beside them.
+        ("RayWorkerWrapper", _) if in_engine_core => Tag::Rank(match ip {
+            Some(ip) => format!("ray worker pid {pid}@{ip}"),
+            None => format!("ray worker pid {pid}"),
+        }),
         ("RayWorkerWrapper", _) => Tag::Rank(match ip {
             Some(ip) => format!("worker pid {pid}@{ip}"),
             None => format!("worker pid {pid}"),
@@ -354,6 +366,13 @@ mod tests {
                 .rank
                 .as_deref(),
             Some("worker pid 7@10.0.0.2")
+        );
+        // V1's Ray actors run under the engine core, rank 0 among them.
+        assert_eq!(
+            classify("(EngineCore_DP0 pid=6183) (RayWorkerWrapper pid=578) INFO 11-24 22:55:33 [pynccl.py:111] y")
+                .rank
+                .as_deref(),
+            Some("ray worker pid 578")
         );
     }
 
