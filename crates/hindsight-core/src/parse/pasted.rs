@@ -832,8 +832,66 @@ impl Parser<'_> {
             self.fence = Some(Fence::Output(command));
             return index + 1;
         }
+        if language.is_empty() && self.turnless {
+            // An issue's "## Launch" or "I start it with:" above a bare
+            // fence whose first line starts an engine or asks a URL: the
+            // command the reporter ran.
+            let first = inner
+                .clone()
+                .map(|i| self.lines[i].1.trim())
+                .find(|l| !l.is_empty() && !l.starts_with('#'));
+            if let Some(first) = first
+                && launches_or_asks(first.trim_end_matches('\\').trim_end())
+                && self.reports_a_run(index, &[first])
+            {
+                return self.fenced_command(index, end);
+            }
+        }
         self.fence = Some(Fence::Other);
         index + 1
+    }
+
+    /// Whether the text above the fence opening at `open` tells that its
+    /// command was run, as an issue reports it (a `## Launch` or `Steps to
+    /// reproduce` heading, "I start vLLM from their container:", "The
+    /// reporter starts it in one of two ways:"), not that a reader should
+    /// run it ("Use a quantized model:", "I'll start it with:"). Only an
+    /// engine launch or a URL request is so read: a guide's other steps
+    /// stay suggestions.
+    fn reports_a_run(&self, open: usize, lines: &[&str]) -> bool {
+        let Some(first) = lines.first() else {
+            return false;
+        };
+        if !launches_or_asks(first.trim_end_matches('\\').trim_end()) {
+            return false;
+        }
+        let Some(intro) = self.lines[..open.min(self.lines.len())]
+            .iter()
+            .rev()
+            .map(|(_, l)| l.trim())
+            .find(|l| !l.is_empty() && !l.starts_with("```") && !l.starts_with("~~~"))
+        else {
+            return false;
+        };
+        let lower = intro.to_lowercase();
+        if let Some(heading) = lower.strip_prefix('#') {
+            return ["launch", "command", "reproduc", "what i ran", "how i ran"]
+                .iter()
+                .any(|w| heading.contains(w));
+        }
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .collect();
+        let future = [
+            "i'll", "we'll", "let's", "you", "should", "will", "can", "could",
+        ]
+        .iter()
+        .any(|w| words.contains(w));
+        let reporter = ["i", "we", "my", "our", "reporter", "i'm", "i've", "we're"]
+            .iter()
+            .any(|w| words.contains(w));
+        reporter && !future
     }
 
     /// The shell command of a fence (between `open` and `end`) holding a
@@ -951,7 +1009,7 @@ impl Parser<'_> {
         if lines.is_empty() {
             return after;
         }
-        if self.turnless && !self.output_follows(after) {
+        if self.turnless && !self.output_follows(after) && !self.reports_a_run(open, &lines) {
             // A suggested step: its lines stay unrecognized, no action.
             for i in open + 1..end {
                 if !self.lines[i].1.trim().is_empty() {
@@ -2640,7 +2698,10 @@ mod tests {
         assert!(outputs[0].contains("\"object\":\"list\""), "{k:?}");
         // The launch's fence is followed by a sentence ending in ':' and a
         // fence of prompts: that is a command of its own, not its output.
-        let launch = k.iter().position(|e| e.starts_with("cmd vllm")).expect("the launch");
+        let launch = k
+            .iter()
+            .position(|e| e.starts_with("cmd vllm"))
+            .expect("the launch");
         assert!(
             !outputs[0].starts_with(&format!("out of {launch}:")),
             "{k:?}"
@@ -2662,5 +2723,34 @@ mod tests {
                 .any(|e| e.starts_with("out of") && e.contains("healthy")),
             "{k:?}"
         );
+    }
+
+    /// An issue reports the launch it ran under a `## Launch` heading or
+    /// "I start it with:", in a bare fence as often as a shell one; a guide
+    /// or a plan ("Use …:", "I'll start it with:") only suggests it.
+    #[test]
+    fn an_issue_reports_the_launch_it_ran() {
+        let issue = "# Server hangs\n\n## Launch\n\n```\npython3 -m sglang.launch_server \\\n  --model-path m --tp 4 --port 8890\n```\n\n## Repro\n\n1. Serve.\n";
+        let k = kinds(issue);
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("cmd python3 -m sglang.launch_server")),
+            "{k:?}"
+        );
+        let told = "The junk comes from vLLM.\n\nI start vLLM from their container:\n\n```bash\npodman run -p 8000:8000 docker.io/vllm/vllm-openai:v0.20.1 --model m\n```\n";
+        let k = kinds(told);
+        assert!(k.iter().any(|e| e.starts_with("cmd podman run")), "{k:?}");
+        for suggested in [
+            "# Fixing it\n\nUse a quantized model:\n\n```\nvllm serve m --quantization awq\n```\n",
+            "# Plan\n\nI'll start it with:\n\n```bash\nvllm serve m --port 8001\n```\n",
+            // Not a launch: a guide's other steps stay suggestions.
+            "# Notes\n\nI cleaned up with:\n\n```bash\nrm -rf ~/.cache/vllm\n```\n",
+        ] {
+            let k = kinds(suggested);
+            assert!(
+                !k.iter().any(|e| e.starts_with("cmd")),
+                "{suggested}: {k:?}"
+            );
+        }
     }
 }
