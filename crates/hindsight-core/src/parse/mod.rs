@@ -154,6 +154,40 @@ impl Parsed {
 }
 
 /// Guesses a source's format from its first bytes.
+/// How many sentences a log may hold per line with a time or a signal
+/// (its untimed warnings, a tool's explanation of a failure) before the
+/// text reads as prose quoting a few log lines.
+const PROSE_PER_LOG_LINE: usize = 2;
+
+/// Fewer sentences than this are a log's own explanation (TensorRT-LLM's
+/// "The following component could not be created: KV cache"), however few
+/// its timed lines.
+const MIN_PROSE: usize = 4;
+
+/// Whether a line reads as a sentence: six words or more, most of them
+/// plain words, and none of a log's or a command's marks (`=`, `|`, `{`).
+fn is_prose(line: &str) -> bool {
+    let line = line.trim();
+    if line.contains(['=', '|', '{', '}', '<', '>']) || line.starts_with(['[', '(', '-', '#', '$'])
+    {
+        return false;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.len() < 6 {
+        return false;
+    }
+    let plain = words
+        .iter()
+        .filter(|w| {
+            let w = w.trim_end_matches([',', '.', ':', ';', '!', '?', ')']);
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+        })
+        .count();
+    plain * 4 >= words.len() * 3
+}
+
 pub fn detect(text: &str) -> Format {
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
     if let Some(format) = detect_jsonl(head) {
@@ -173,6 +207,8 @@ pub fn detect(text: &str) -> Format {
         return Format::PastedText;
     }
     let mut log_lines = 0usize;
+    // Sentences: a chat export's or a write-up's own lines.
+    let mut prose_lines = 0usize;
     let mut transcript_marks = 0usize;
     // A transcript's own structure: turn markers, commands at prompts,
     // shell fences, the terminal rendering's tool calls and results. A
@@ -226,6 +262,9 @@ pub fn detect(text: &str) -> Format {
             if let Some(engine) = hint {
                 votes[engine as usize] += 1;
             }
+            if classified.time.is_none() && classified.signal.is_none() && is_prose(segment) {
+                prose_lines += 1;
+            }
         }
     }
     let structured =
@@ -248,7 +287,12 @@ pub fn detect(text: &str) -> Format {
     }
     if structured {
         Format::PastedText
-    } else if log_lines > 0 && log_lines >= transcript_marks * 4 {
+    } else if log_lines > 0
+        && log_lines >= transcript_marks * 4
+        // A few log-like lines (a Flask banner, a test's output) among more
+        // sentences are a chat export's or a write-up's, not a log.
+        && (prose_lines < MIN_PROSE || prose_lines <= log_lines * PROSE_PER_LOG_LINE)
+    {
         // A log whose lines name no engine (a launcher's own lines: mpirun,
         // a supervisor) is the log of the engine its pasted launch starts.
         match log_engine_of(&votes) {
@@ -551,6 +595,18 @@ mod tests {
         // A command and a few lines of its output stay a transcript.
         let short = "$ systemctl status vllm\n     Active: failed (Result: exit-code) since Tue 2026-01-06\n";
         assert_eq!(detect(short), Format::PastedText);
+    }
+
+    #[test]
+    fn a_chat_export_quoting_a_banner_is_no_log() {
+        // An IDE assistant's export: the step titles and the replies are
+        // sentences; the only log-like lines are the app's own banner.
+        let export = "Make a new project folder and build a typing tutor web app in it.\n\nGood, the dependencies are in. Next I will test the backend:\n\nStart the Flask backend server\n\nshell\n\nCompleted\ncd backend && python app.py &\n * Serving Flask app 'app'\n * Debug mode: on\nAddress already in use\nPort 5000 is in use by another program. Either identify and stop that program, or start the server with a different port.\n\nThe port is taken by another program on this machine, so I will move the app to another port.\n\nNow I will update the frontend so that it talks to the new port as well.\n\nThe tests pass and the app should be ready for you to open in the browser.\n\nLet me know if you want me to add more lessons to the tutor as well.\n";
+        assert_eq!(detect(export), Format::PastedText);
+        // A log's own few sentences (an error spelled out over lines) keep
+        // it a log.
+        let log = "[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory.\n\nThe following component could not be created: KV cache\nTotal GPU memory (GiB): 140.06\nFree GPU memory before component creation attempt (GiB): 108.86\n";
+        assert_eq!(detect(log), Format::TensorrtLlmLog);
     }
 
     #[test]
