@@ -1019,7 +1019,7 @@ impl Parser<'_> {
             }
             return after;
         }
-        let text = lines.join("\n");
+        let text = join_lost_continuations(&lines);
         let first = self.line_span(open + 1);
         let last = self.line_span((end - 1).max(open + 1));
         // The same script repeated (an export that lists a turn's commands
@@ -1612,6 +1612,26 @@ fn coded_line(trimmed: &str) -> Option<&str> {
         .trim();
     let inner = rest.strip_prefix('`')?.strip_suffix('`')?;
     (!inner.is_empty() && !inner.contains('`')).then_some(inner.trim())
+}
+
+/// A fence's lines as one script, with the line breaks of a command
+/// pasted one option a line without its backslashes (`python -m vllm…`
+/// then `--port 8001` alone) made continuations again: no command starts
+/// with a dash, so such a line goes on the one before.
+fn join_lost_continuations(lines: &[&str]) -> String {
+    let mut text = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            let previous = lines[i - 1].trim_end();
+            if line.trim_start().starts_with('-') && !previous.ends_with('\\') {
+                text.truncate(text.trim_end().len());
+                text.push_str(" \\");
+            }
+            text.push('\n');
+        }
+        text.push_str(line);
+    }
+    text
 }
 
 /// Whether a command written in a message, not at a prompt, is one
@@ -2752,5 +2772,21 @@ mod tests {
                 "{suggested}: {k:?}"
             );
         }
+    }
+
+    /// A launch pasted one option a line, its backslashes lost: the
+    /// options still belong to it.
+    #[test]
+    fn options_on_lines_of_their_own_go_on_the_command() {
+        let text = "How I start the server:\n\n```bash\npython -m vllm.entrypoints.openai.api_server   \n--model \"m\"   \n--tensor-parallel-size 2  \n--port 8001\n```\n";
+        let k = kinds(text);
+        let cmd = k
+            .iter()
+            .find(|e| e.starts_with("cmd "))
+            .expect("the launch");
+        assert!(cmd.contains("api_server \\\n--model"), "{cmd}");
+        let parsed = crate::shell::parse(cmd.trim_start_matches("cmd ").trim_end_matches(" @None"));
+        assert_eq!(parsed.len(), 1, "{parsed:?}");
+        assert!(parsed[0].argv.iter().any(|a| a == "--port"), "{parsed:?}");
     }
 }
