@@ -64,6 +64,15 @@ impl Engine {
 /// wrappers the shell does not know (`mpirun -n 8 …`, `srun …`, `docker run
 /// IMAGE …`) are looked through here.
 pub fn launch_from_argv(argv: &[String]) -> Option<(Engine, ServerSettings)> {
+    // `llama-server --version`, `vllm serve --help`: the program prints and
+    // exits, nothing is served (a build's product checked, not launched).
+    if argv
+        .iter()
+        .skip(1)
+        .any(|a| matches!(a.as_str(), "--version" | "--help"))
+    {
+        return None;
+    }
     let (engine, mut settings) = launch_within(argv, 0)?;
     settings.elided = argv.iter().any(|word| is_elision(word));
     Some((engine, settings))
@@ -562,6 +571,17 @@ pub fn launch_from_command(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_version_or_help_query_is_no_launch() {
+        let argv = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        assert!(super::launch_from_argv(&argv("./build/bin/llama-server --version")).is_none());
+        assert!(super::launch_from_argv(&argv("vllm serve --help")).is_none());
+        assert!(
+            super::launch_from_argv(&argv("./build/bin/llama-server -m m.gguf --port 8080"))
+                .is_some()
+        );
+    }
+
     use super::*;
 
     #[test]

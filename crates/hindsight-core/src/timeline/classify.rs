@@ -48,6 +48,11 @@ pub fn kind_of(command: &SimpleCommand) -> CheckpointKind {
     {
         return CheckpointKind::Launch;
     }
+    // `./build/bin/llama-server --version`, `nvcc --version`: a look at
+    // what is installed (after a build, whether its product runs).
+    if argv.len() == 2 && arg(1) == "--version" {
+        return CheckpointKind::Verify;
+    }
     match program {
         "docker-compose" => {
             return match compose_subcommand(&argv[1..]) {
@@ -1053,6 +1058,11 @@ mod tests {
             "signal 0 asks, it does not kill"
         );
         assert_eq!(kind("python -m sglang.launch_server --port 1"), [Launch]);
+        assert_eq!(
+            kind("./build/bin/llama-server --version"),
+            [Verify],
+            "a built server asked its version is checked, not launched"
+        );
         assert_eq!(kind("sleep 30; tail -5 x.log"), [Wait, Verify]);
         assert_eq!(kind("python -c 'import sgl_kernel'"), [Verify]);
         assert_eq!(kind("python3 -m pip install ./x"), [Build]);
