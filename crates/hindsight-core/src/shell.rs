@@ -236,6 +236,25 @@ fn unwrap(mut command: SimpleCommand, depth: usize) -> Vec<SimpleCommand> {
             }
             // `… | xargs -r kill -9`: the command xargs runs on its input.
             "xargs" => Some(1 + options_len(&command.argv[1..], "IdEeLlnPsa")),
+            // Windows running a command in WSL: `wsl -e bash -c "cd … && npm
+            // run dev"`, `wsl -d Ubuntu -- vllm serve m`.
+            "wsl" | "wsl.exe" => {
+                let mut i = 1;
+                while let Some(word) = command.argv.get(i) {
+                    match word.as_str() {
+                        "-d" | "--distribution" | "-u" | "--user" | "--cd" | "--shell-type" => {
+                            i += 2;
+                        }
+                        "-e" | "--exec" | "--" => {
+                            i += 1;
+                            break;
+                        }
+                        w if w.starts_with('-') => i += 1,
+                        _ => break,
+                    }
+                }
+                Some(i)
+            }
             "env" => {
                 let mut i = 1;
                 while let Some(word) = command.argv.get(i) {
@@ -895,6 +914,15 @@ mod tests {
         let commands = parse("sudo -u svc env -i A=1 timeout -s KILL 30 curl -s localhost:8000");
         assert_eq!(commands[0].argv, ["curl", "-s", "localhost:8000"]);
         assert_eq!(commands[0].wrappers, ["sudo", "env", "timeout"]);
+        let wsl = parse(r#"wsl -e bash -c "cd /mnt/c/app/server && npm run dev""#);
+        assert_eq!(
+            wsl.last().map(|c| c.argv.join(" ")).as_deref(),
+            Some("npm run dev"),
+            "{wsl:?}"
+        );
+        let distro = parse("wsl -d Ubuntu -- vllm serve m --port 8001");
+        assert_eq!(distro[0].argv[0], "vllm", "{distro:?}");
+        assert_eq!(distro[0].wrappers, ["wsl"]);
     }
 
     #[test]
