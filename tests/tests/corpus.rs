@@ -12,11 +12,11 @@ use hindsight_tests::{cli_report, root};
 /// (the measure is then of a harder corpus, and the note says so).
 const FLOORS: [(&str, f64); 6] = [
     ("detection", 0.94),
-    ("server facts", 0.81),
-    ("checkpoints", 0.83),
-    ("recall", 0.56),
+    ("server facts", 0.79),
+    ("checkpoints", 0.81),
+    ("recall", 0.54),
     ("precision", 0.90),
-    ("all-clear", 0.87),
+    ("all-clear", 0.85),
 ];
 
 #[test]
