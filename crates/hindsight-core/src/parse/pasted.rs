@@ -755,6 +755,22 @@ impl Parser<'_> {
             self.fence = Some(Fence::Output(command));
             return index + 1;
         }
+        if let Some(path) = self.shown_script(index, end, shell) {
+            // "Reproduction (`sglang_run.sh`):" above the script: the file's
+            // text, which a run of it at a prompt (before or after) starts.
+            let body: Vec<&str> = inner.clone().map(|i| self.lines[i].1).collect();
+            let first = self.line_span(index + 1);
+            let last = self.line_span((end - 1).max(index + 1));
+            self.push(
+                first.cover(last),
+                EventKind::FileWrite {
+                    path,
+                    text: body.join("\n"),
+                },
+            );
+            self.fence = Some(Fence::Other);
+            return index + 1;
+        }
         // Issue templates put the log in a shell fence ("Relevant log
         // output" ```` ```shell ````): a fence of log lines whose first is
         // no command is that log, not a script.
@@ -849,6 +865,39 @@ impl Parser<'_> {
         }
         self.fence = Some(Fence::Other);
         index + 1
+    }
+
+    /// The shell script a fence shows, when the line above names it
+    /// ("Reproduction (`sglang_run.sh`):", "My start.sh:") and the fence
+    /// holds a script: a `#!` line first, or, in a fence not marked as
+    /// shell (whose lines would read as commands run), any text.
+    fn shown_script(&self, open: usize, end: usize, shell: bool) -> Option<String> {
+        let intro = self.lines[..open.min(self.lines.len())]
+            .iter()
+            .rev()
+            .map(|(_, l)| l.trim())
+            .find(|l| !l.is_empty())?;
+        if intro.len() > 120 || !(intro.ends_with(':') || intro.ends_with('：')) {
+            return None;
+        }
+        // "`run.sh` output:" introduces what the script printed.
+        let lower = intro.to_lowercase();
+        if [
+            "output", "log", "result", "error", "print", "says", "shows", "gives", "returns",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+        {
+            return None;
+        }
+        let name = intro
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| "`()*\"',.:：[]".contains(c)))
+            .find(|w| w.len() > 3 && w.ends_with(".sh") && !w.contains("://"))?;
+        let first = (open + 1..end.min(self.lines.len()))
+            .map(|i| self.lines[i].1.trim())
+            .find(|l| !l.is_empty())?;
+        (first.starts_with("#!") || !shell).then(|| name.to_owned())
     }
 
     /// Whether the text above the fence opening at `open` tells that its

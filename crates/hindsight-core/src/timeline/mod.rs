@@ -246,10 +246,72 @@ fn script_launch(path: &str, body: &str) -> Option<Box<(Engine, ServerSettings)>
     if !shell_script {
         return None;
     }
-    shell::parse(body)
-        .iter()
-        .find_map(|c| launch_from_command(&c.argv, &c.env))
-        .map(Box::new)
+    // Launch scripts name their settings once (`SERVER_PORT=30000`, `export
+    // TP=4`) and use them in the launch (`--port $SERVER_PORT`).
+    let mut vars: Vec<(String, String)> = Vec::new();
+    for command in shell::parse(body) {
+        if command.argv.is_empty() {
+            vars.extend(command.env);
+            continue;
+        }
+        if command.argv[0] == "export" {
+            vars.extend(
+                command.argv[1..]
+                    .iter()
+                    .filter_map(|a| a.split_once('='))
+                    .map(|(k, v)| (k.to_owned(), v.to_owned())),
+            );
+            continue;
+        }
+        let argv: Vec<String> = command.argv.iter().map(|a| substitute(a, &vars)).collect();
+        if let Some(launch) = launch_from_command(&argv, &command.env) {
+            return Some(Box::new(launch));
+        }
+    }
+    None
+}
+
+/// A word with the script's variables put in (`$PORT`, `${PORT}`); one
+/// the script never set stays as written.
+fn substitute(word: &str, vars: &[(String, String)]) -> String {
+    if !word.contains('$') {
+        return word.to_owned();
+    }
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, used) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        match vars
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .filter(|_| !name.is_empty())
+        {
+            Some((_, value)) => {
+                out.push_str(value);
+                rest = &after[used..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A phase of a server's life, as its log (or the agent's view of it) shows.
@@ -2024,11 +2086,18 @@ fn written_script(
     if !script.contains('/') && !script.ends_with(".sh") {
         return None;
     }
-    // The latest write of that file before the command ran.
+    // The latest write of that file before the command ran; else a script
+    // the same source shows after the run (an issue pastes the run, then
+    // "Reproduction (`run.sh`):" and the script).
     let written = writes
         .iter()
         .rev()
-        .find(|w| w.from <= checkpoint.id && same_path(&w.path, script))?;
+        .find(|w| w.from <= checkpoint.id && same_path(&w.path, script))
+        .or_else(|| {
+            writes
+                .iter()
+                .find(|w| w.span.source == checkpoint.span.source && same_path(&w.path, script))
+        })?;
     written.launch.as_deref().cloned()
 }
 
@@ -3378,6 +3447,30 @@ mod tests {
         assert!(script_launch("/x/launch", "#!/bin/bash\nexec vllm serve m").is_some());
         assert!(script_launch("/tmp/notes.py", "vllm serve m").is_none());
         assert!(script_launch("config.yaml", "vllm serve m").is_none());
+        // A launch script's variables, set once and used in the launch.
+        let script = "#!/bin/bash\n\nGPU_NUM=4\nSERVER_PORT=30000\nexport MODEL_PATH=\"/m/GLM\"\n# run\npython -m sglang.launch_server --model-path $MODEL_PATH --tp-size ${GPU_NUM} --host 0.0.0.0 --port \"$SERVER_PORT\" --mem $UNSET\n";
+        let launch = script_launch("sglang_run.sh", script).expect("a launch");
+        assert_eq!(launch.0, Engine::Sglang);
+        assert_eq!(
+            (launch.1.port, launch.1.tp_size),
+            (Some(30000), Some(4)),
+            "{launch:?}"
+        );
+        assert_eq!(launch.1.model.as_deref(), Some("/m/GLM"));
+        assert_eq!(substitute("$UNSET-x", &[]), "$UNSET-x");
+    }
+
+    /// An issue pastes the run of its script at a prompt, then the script
+    /// under "Reproduction (`sglang_run.sh`):": the run is the launch the
+    /// script holds.
+    #[test]
+    fn a_script_the_paste_shows_after_its_run_is_its_launch() {
+        let text = "Run log:\n```\nuser@host:~/sglang$ ./sglang_run.sh\n[2025-07-29 15:06:51] Received sigquit from a child process. It usually means the child failed.\n```\n\nReproduction (`sglang_run.sh`):\n```batch\n#!/bin/bash\nGPU_NUM=4\nSERVER_PORT=30000\npython -m sglang.launch_server --model-path /m --tp-size $GPU_NUM --port $SERVER_PORT\n```\n";
+        let report = crate::analyze(&[crate::Source::new("issue.md", text)]);
+        let server = report.servers.first().expect("the script's server");
+        assert_eq!(server.engine, Engine::Sglang);
+        assert_eq!((server.port, server.tp_size), (Some(30000), Some(4)));
+        assert_eq!(server.launch_checkpoint, Some(0));
     }
 
     #[test]
