@@ -291,7 +291,7 @@ pub fn strip_envelope(line: &str) -> &str {
         }
         // Docker Desktop's export: its own time before a compose prefix
         // (`2025-07-16 04:09:13 hub-ollama-1   | …`).
-        if let Some(after) = docker_desktop_time(rest) {
+        if let Some(after) = docker_desktop_time(rest).or_else(|| discover_time(rest)) {
             rest = after;
             continue;
         }
@@ -336,6 +336,34 @@ fn docker_desktop_time(line: &str) -> Option<&str> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
     (valid && after[name_end..].trim_start().starts_with("| ")).then_some(after)
+}
+
+/// What follows the time a Kibana or OpenSearch Discover export puts
+/// before each message (`May 16, 2026 @ 20:44:54.728    [2026-05-16 …`).
+fn discover_time(line: &str) -> Option<&str> {
+    let bytes = line.as_bytes();
+    if bytes.len() < 24 || !bytes[0].is_ascii_uppercase() || bytes[3] != b' ' {
+        return None;
+    }
+    let (date, _) = line.get(..24)?.split_once(" @ ")?;
+    let (month_day, year) = date.split_once(", ")?;
+    let (month, day) = month_day.split_once(' ')?;
+    let shaped = month.len() == 3
+        && month.bytes().all(|b| b.is_ascii_alphabetic())
+        && (1..=2).contains(&day.len())
+        && day.bytes().all(|b| b.is_ascii_digit())
+        && year.len() == 4
+        && year.bytes().all(|b| b.is_ascii_digit());
+    if !shaped {
+        return None;
+    }
+    let at = date.len() + 3;
+    let time_len = line[at..]
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || matches!(b, b':' | b'.'))
+        .count();
+    let after = &line[at + time_len..];
+    (time_len >= 8 && after.starts_with([' ', '\t'])).then(|| after.trim_start())
 }
 
 /// The compose service or pod a collector's prefix names (`vllm-1  | …`,
@@ -3083,6 +3111,14 @@ mod tests {
             strip_envelope("Nov 30 10:00:00 gpu1 vllm[311]: INFO 11-30 x"),
             "INFO 11-30 x"
         );
+        // A Kibana or OpenSearch Discover export's own time.
+        assert_eq!(
+            strip_envelope(
+                "May 16, 2026 @ 20:44:55.560    [2026-05-16 12:44:55 DP2 TP2] Decode batch"
+            ),
+            "[2026-05-16 12:44:55 DP2 TP2] Decode batch"
+        );
+        assert_eq!(strip_envelope("May 16, 2026 @ noon"), "May 16, 2026 @ noon");
     }
 
     #[test]
