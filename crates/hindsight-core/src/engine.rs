@@ -317,6 +317,40 @@ pub fn docker_run_parts(argv: &[String]) -> Option<DockerRun<'_>> {
         "--platform",
         "--pull",
         "--hostname",
+        "-h",
+        "--security-opt",
+        "--cap-add",
+        "--cap-drop",
+        "--group-add",
+        "--add-host",
+        "--dns",
+        "--log-driver",
+        "--log-opt",
+        "--memory-swap",
+        "--shm",
+        "--cpuset-cpus",
+        "--tmpfs",
+        "--health-cmd",
+        "--health-interval",
+        "--health-retries",
+        "--health-timeout",
+        "--stop-signal",
+        "--stop-timeout",
+        "--uts",
+        "--pid",
+        "--userns",
+        "--cgroupns",
+        "--device-cgroup-rule",
+        "--storage-opt",
+        "--sysctl",
+        "--volumes-from",
+        "--link",
+        "--network-alias",
+        "--ip",
+        "--mac-address",
+        "--cidfile",
+        "--annotation",
+        "--pids-limit",
     ];
     while let Some(word) = argv.get(i) {
         // `${HF_TOKEN:+-e HF_TOKEN="$HF_TOKEN"}`: options only when a
@@ -402,6 +436,24 @@ fn docker_run(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)> {
     // `--entrypoint python3 IMAGE -m vllm.entrypoints.openai.api_server …`:
     // the container runs the entrypoint with the words after the image.
     let within = match &entrypoint {
+        // `--entrypoint /bin/sh IMAGE -c "sleep infinity"`: the container
+        // runs that script, not the image's server; a launch in it is one.
+        Some(program)
+            if matches!(
+                program.rsplit('/').next(),
+                Some("sh" | "bash" | "zsh" | "dash" | "ash")
+            ) =>
+        {
+            let script = rest
+                .iter()
+                .position(|a| a == "-c")
+                .and_then(|at| rest.get(at + 1));
+            return script.and_then(|script| {
+                crate::shell::parse(script)
+                    .iter()
+                    .find_map(|c| launch_within(&c.argv, depth + 1))
+            });
+        }
         Some(program) => {
             let mut command = vec![program.clone()];
             command.extend(rest.iter().cloned());
@@ -571,6 +623,26 @@ pub fn launch_from_command(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_container_whose_entrypoint_is_a_shell_runs_its_script() {
+        let argv = |s: &str| crate::shell::parse(s).remove(0).argv;
+        let idle = argv(
+            r#"docker run -d --gpus all --security-opt apparmor=unconfined --entrypoint /bin/sh lazymio/vllm-backport:latest -c "sleep infinity""#,
+        );
+        assert!(super::launch_from_argv(&idle).is_none());
+        let serving = argv(
+            r#"docker run -d --entrypoint /bin/bash vllm/vllm-openai -c "vllm serve m --port 8001""#,
+        );
+        let (engine, settings) = super::launch_from_argv(&serving).expect("the script's launch");
+        assert_eq!((engine, settings.port), (super::Engine::Vllm, Some(8001)));
+        // An option that takes a value is not the image.
+        let opts = argv(
+            "docker run -it --security-opt apparmor=unconfined --cap-add SYS_ADMIN lazymio/vllm-backport:latest /m --tensor-parallel-size 8",
+        );
+        let (engine, settings) = super::launch_from_argv(&opts).expect("the image's server");
+        assert_eq!((engine, settings.tp_size), (super::Engine::Vllm, Some(8)));
+    }
+
     #[test]
     fn a_version_or_help_query_is_no_launch() {
         let argv = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();

@@ -852,14 +852,12 @@ impl Parser<'_> {
             // An issue's "## Launch" or "I start it with:" above a bare
             // fence whose first line starts an engine or asks a URL: the
             // command the reporter ran.
-            let first = inner
+            let lines: Vec<&str> = inner
                 .clone()
-                .map(|i| self.lines[i].1.trim())
-                .find(|l| !l.is_empty() && !l.starts_with('#'));
-            if let Some(first) = first
-                && launches_or_asks(first.trim_end_matches('\\').trim_end())
-                && self.reports_a_run(index, &[first])
-            {
+                .map(|i| self.lines[i].1)
+                .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                .collect();
+            if self.reports_a_run(index, &lines) {
                 return self.fenced_command(index, end);
             }
         }
@@ -908,10 +906,7 @@ impl Parser<'_> {
     /// engine launch or a URL request is so read: a guide's other steps
     /// stay suggestions.
     fn reports_a_run(&self, open: usize, lines: &[&str]) -> bool {
-        let Some(first) = lines.first() else {
-            return false;
-        };
-        if !launches_or_asks(first.trim_end_matches('\\').trim_end()) {
+        if lines.is_empty() || !launches_or_asks(&join_lost_continuations(lines)) {
             return false;
         }
         let Some(intro) = self.lines[..open.min(self.lines.len())]
