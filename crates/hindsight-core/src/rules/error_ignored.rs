@@ -7,7 +7,11 @@
 //! - a server's failure (an out-of-memory error, a traceback, an engine's
 //!   death, a refused connection, a health probe answered with an HTTP
 //!   error) was in the agent's view, and what it
-//!   wrote next says the server is up, loaded or progressing.
+//!   wrote next says the server is up, loaded or progressing;
+//! - a run of its own (a script, a test, a tool) died in an exception, and
+//!   its next message celebrates ("Excellent, it's all in place").
+//!
+//! Its documented example and fixtures are the first and third shapes.
 
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
 use crate::facts::build::{build_line, build_verdict};
@@ -78,6 +82,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         if let Some(finding) = failed_build(timeline, checkpoint)
             .or_else(|| failed_kill(timeline, checkpoint))
             .or_else(|| failure_then_claim(timeline, checkpoint))
+            .or_else(|| failed_run_then_success(timeline, checkpoint))
         {
             findings.push(finding);
         }
@@ -319,6 +324,115 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
     })
 }
 
+/// What an agent writes when it takes its work to have succeeded.
+const SUCCESS_WORDS: &[&str] = &[
+    "perfect",
+    "excellent",
+    "great",
+    "all done",
+    "done!",
+    "success",
+    "all set",
+    "all in place",
+    "everything is",
+    "works",
+    "working",
+];
+
+/// A run of the agent's own (a script, a test, a tool: no server) died in
+/// a Python exception with a non-zero exit, and the agent's next message,
+/// with at most a couple of looks in between and no second run, celebrates
+/// ("Excellent, it's all in place", "ALL DONE!") without a word of the
+/// failure.
+fn failed_run_then_success(timeline: &Timeline, step: &Checkpoint) -> Option<Finding> {
+    if !matches!(step.kind, CheckpointKind::Verify | CheckpointKind::Other)
+        || step.background
+        || !(step.is_error || step.exit_code.is_some_and(|c| c != 0))
+    {
+        return None;
+    }
+    let failure = step
+        .seen
+        .iter()
+        .find(|l| {
+            matches!(
+                l.log.signal,
+                Some(Signal::Failure {
+                    kind: FailureKind::Exception | FailureKind::OutOfMemory,
+                    ..
+                })
+            ) && !l.text.trim_start().starts_with("Traceback")
+        })
+        .map(crate::timeline::SeenLine::quote)?;
+    let about_server = timeline
+        .servers
+        .iter()
+        .any(|s| s.observed_by.contains(&step.id) || s.launch == Some(step.id));
+    if about_server {
+        return None;
+    }
+    let source = step.span.source;
+    let program = |c: &Checkpoint| {
+        c.commands
+            .last()
+            .map(|c| c.argv.iter().take(2).cloned().collect::<Vec<_>>())
+    };
+    let ran = program(step);
+    // Up to two looks may come between; a second run of the same program,
+    // or any other kind of step, ends the search.
+    let later: Vec<&Checkpoint> = timeline
+        .checkpoints
+        .iter()
+        .filter(|c| c.id > step.id && c.span.source == source)
+        .take(3)
+        .collect();
+    let mut until = usize::MAX;
+    for (i, c) in later.iter().enumerate() {
+        if i == 2 || c.kind != CheckpointKind::Verify || program(c) == ran {
+            until = c.span.start;
+            break;
+        }
+    }
+    let after = step
+        .output
+        .map_or(step.span.end, |o| o.end.max(step.span.end));
+    let prose = timeline.prose.iter().find(|p| {
+        p.role == Role::Assistant
+            && p.span.source == source
+            && p.span.start >= after
+            && p.span.start < until
+    })?;
+    let lower = prose.said.to_lowercase();
+    let head: String = lower.chars().take(60).collect();
+    let celebrates = SUCCESS_WORDS.iter().any(|w| head.contains(w));
+    if !celebrates || matches!(reading(&prose.said), Reading::NamesFailure) {
+        return None;
+    }
+    let doubts = [
+        "?", "but", "however", "except", "although", "missing", "not ",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    if doubts {
+        return None;
+    }
+    Some(Finding {
+        rule: RULE.id,
+        severity: RULE.severity,
+        status: CheckStatus::Failed,
+        message: format!(
+            "A run the agent made{} ended in an exception, and what it wrote next says the work              succeeded.",
+            at(step),
+        ),
+        evidence: vec![step.command_quote(), failure, prose.quote()],
+        suggestion: on_host(
+            step.host.as_deref(),
+            "read the run's last lines and exit status, fix the failure, and run it again              before calling it done",
+        ),
+        server: None,
+    })
+}
+
 /// Whether the step asks a server whether it is healthy or ready (its URL's
 /// path names health, readiness or liveness), rather than for a route of the
 /// app that may well not exist yet.
@@ -397,5 +511,34 @@ fn reading(said: &str) -> Reading {
         Reading::Fine
     } else {
         Reading::Hedges
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Source, analyze};
+
+    fn fired(text: &str) -> bool {
+        analyze(&[Source::new("t.txt", text)])
+            .findings
+            .iter()
+            .any(|f| f.rule == "error-ignored")
+    }
+
+    /// A Claude Code session: the script the agent changed dies on import,
+    /// it reads the script's argument parser, then says all is in place.
+    #[test]
+    fn a_run_that_died_then_a_celebration() {
+        let run = "● Bash(python3 src/scripts/run_eval.py --help)\n  ⎿  Error: Exit code 1\n     Traceback (most recent call last):\n       File \"src/scripts/run_eval.py\", line 30, in <module>\n         import torch\n     ModuleNotFoundError: No module named 'torch'\n\n● Bash(grep -A 20 \"parser = argparse.ArgumentParser\" src/scripts/run_eval.py)\n  ⎿      parser = argparse.ArgumentParser(\n\n";
+        assert!(fired(&format!(
+            "{run}● Excellent, it's all in place. The evaluation scripts are ready.\n"
+        )));
+        // Naming the failure, or running it again, is reading it.
+        assert!(!fired(&format!(
+            "{run}● Excellent: the parser is fine, but torch is missing in this env, so the script fails on import.\n"
+        )));
+        assert!(!fired(&format!(
+            "{run}● Bash(python3 src/scripts/run_eval.py --help)\n  ⎿  usage: run_eval.py [-h]\n\n● Perfect, it runs now.\n"
+        )));
     }
 }
