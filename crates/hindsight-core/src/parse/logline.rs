@@ -1482,26 +1482,25 @@ fn failure(message: &str) -> Option<FailureKind> {
         // access fault by GPU node-1 (Agent handle: …) on address …`): no
         // traceback follows, the engine is gone.
         || has("Memory access fault by GPU")
+        // A C/C++ engine's own abort (llama.cpp, KoboldCpp, Ollama's runner):
+        // ggml's assertions and fatal errors, the GPU runtime's errors other
+        // than out of memory (told above), an uncaught C++ exception, the
+        // shell's report of the SIGABRT. No Python exception is behind
+        // them: the engine process died.
+        || has("GGML_ASSERT(")
+        || (message.trim_end().ends_with(": Fatal error") && message.contains(".c"))
+        || matches!(message.trim(), "Aborted (core dumped)" | "Aborted")
+        || has("ROCm error")
+        || has("HIP error")
     {
         return Some(FailureKind::EngineDied);
     }
     if has("Traceback (most recent call last)")
         || has("Initialization failed")
-        // A C/C++ server's own abort, as the shell reports a foreground
-        // job's SIGABRT (`Aborted (core dumped)`), and ggml's fatal errors
-        // (`…/iqk_mul_mat.cpp:700: Fatal error`, `ggml.c:1234: GGML_ASSERT(…)
-        // failed`) that lead to it.
-        || matches!(message.trim(), "Aborted (core dumped)" | "Aborted")
-        || (message.trim_end().ends_with(": Fatal error") && message.contains(".c"))
-        || has("GGML_ASSERT(")
         // The CUDA runtime's other errors (`CUDA error (…): no kernel image
         // is available for execution on the device`); out of memory is
         // told above.
         || has("CUDA error")
-        // The same from AMD's runtime (`ROCm error: invalid device
-        // function`, `HIP error: …`).
-        || has("ROCm error")
-        || has("HIP error")
         // A C++ server's death (llama.cpp, llamafile, TensorRT-LLM's
         // executor): libc++'s `terminating due to uncaught exception of
         // type std::length_error`, libstdc++'s `terminate called after
@@ -2863,12 +2862,13 @@ mod tests {
             ),
             "{died:?}"
         );
+        // The GPU runtime aborting the engine: it died (no Python exception).
         let rocm = classify("ROCm error: invalid device function");
         assert!(
             matches!(
                 rocm.signal,
                 Some(Signal::Failure {
-                    kind: FailureKind::Exception,
+                    kind: FailureKind::EngineDied,
                     ..
                 })
             ),
@@ -3184,13 +3184,20 @@ mod tests {
             Some(FailureKind::EngineDied)
         );
         assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
-        assert_eq!(kind("Aborted (core dumped)"), Some(FailureKind::Exception));
+        // A C/C++ engine's own abort: the engine died.
+        assert_eq!(kind("Aborted (core dumped)"), Some(FailureKind::EngineDied));
         assert_eq!(
             kind("/src/ggml/src/iqk/iqk_mul_mat.cpp:700: Fatal error"),
-            Some(FailureKind::Exception)
+            Some(FailureKind::EngineDied)
         );
         assert_eq!(
             kind("/llama.cpp/ggml/src/ggml.c:1812: GGML_ASSERT(view_src == NULL) failed"),
+            Some(FailureKind::EngineDied)
+        );
+        // The CUDA runtime's other errors stay exceptions (PyTorch raises
+        // them: `RuntimeError: CUDA error: …`).
+        assert_eq!(
+            kind("CUDA error: no kernel image is available for execution on the device"),
             Some(FailureKind::Exception)
         );
         assert_eq!(kind("Aborted by AbortReq."), None);
