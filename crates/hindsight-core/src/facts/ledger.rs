@@ -342,8 +342,7 @@ pub fn product_checked(timeline: &Timeline, build: &Checkpoint, at: usize) -> Le
             evidence: vec![build.command_quote()],
         };
     };
-    let failed = product_missing(check)
-        || how == Use::Check && (check.exit_code.is_some_and(|c| c != 0) || check.is_error);
+    let failed = product_missing(check) || how == Use::Check && check.exited_badly();
     let unknown = check.output.is_none() && check.exit_code.is_none() && !check.is_error;
     let (status, detail) = if failed {
         (

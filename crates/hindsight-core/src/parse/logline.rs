@@ -1251,14 +1251,7 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
     // at http://localhost:3000`.
     for lead in ["serving on port ", "running on port ", "started on port "] {
         if let Some(at) = message.find(lead) {
-            let port = message[at + lead.len()..]
-                .split(|c: char| !c.is_ascii_digit())
-                .next()
-                .and_then(|p| p.parse().ok());
-            return port.map(|port| Signal::Bound {
-                host: String::new(),
-                port: Some(port),
-            });
+            return bound_to(&message[at + lead.len()..]);
         }
     }
     if let Some(at) = message.find("istening at http") {
@@ -1313,16 +1306,22 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
         .strip_prefix("port ")
         .or_else(|| rest.strip_prefix(':'))
     {
-        let port = port
-            .split(|c: char| !c.is_ascii_digit())
-            .next()
-            .and_then(|p| p.parse().ok());
-        return port.map(|port| Signal::Bound {
-            host: String::new(),
-            port: Some(port),
-        });
+        return bound_to(port);
     }
     bound(rest)
+}
+
+/// A bind to the port number `text` starts with (`3000!`, `8080.`), on no
+/// host the line names.
+fn bound_to(text: &str) -> Option<Signal> {
+    let port = text
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|p| p.parse().ok());
+    port.map(|port| Signal::Bound {
+        host: String::new(),
+        port: Some(port),
+    })
 }
 
 fn requests(message: &str, line: &str) -> Option<Signal> {

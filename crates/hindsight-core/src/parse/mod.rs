@@ -153,7 +153,6 @@ impl Parsed {
     }
 }
 
-/// Guesses a source's format from its first bytes.
 /// How many sentences a log may hold per line with a time or a signal
 /// (its untimed warnings, a tool's explanation of a failure) before the
 /// text reads as prose quoting a few log lines.
@@ -188,6 +187,7 @@ fn is_prose(line: &str) -> bool {
     plain * 4 >= words.len() * 3
 }
 
+/// Guesses a source's format from its first bytes.
 pub fn detect(text: &str) -> Format {
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
     if let Some(format) = detect_jsonl(head) {

@@ -870,11 +870,7 @@ impl Parser<'_> {
     /// holds a script: a `#!` line first, or, in a fence not marked as
     /// shell (whose lines would read as commands run), any text.
     fn shown_script(&self, open: usize, end: usize, shell: bool) -> Option<String> {
-        let intro = self.lines[..open.min(self.lines.len())]
-            .iter()
-            .rev()
-            .map(|(_, l)| l.trim())
-            .find(|l| !l.is_empty())?;
+        let intro = self.text_above(open, false)?;
         if intro.len() > 120 || !(intro.ends_with(':') || intro.ends_with('：')) {
             return None;
         }
@@ -909,12 +905,7 @@ impl Parser<'_> {
         if lines.is_empty() || !launches_or_asks(&join_lost_continuations(lines)) {
             return false;
         }
-        let Some(intro) = self.lines[..open.min(self.lines.len())]
-            .iter()
-            .rev()
-            .map(|(_, l)| l.trim())
-            .find(|l| !l.is_empty() && !l.starts_with("```") && !l.starts_with("~~~"))
-        else {
+        let Some(intro) = self.text_above(open, true) else {
             return false;
         };
         let lower = intro.to_lowercase();
@@ -1104,16 +1095,20 @@ impl Parser<'_> {
     /// the one before's result, where one after a sentence is the writer's
     /// own (a suggestion's expected answer, a config).
     fn introduced(&self, line: usize) -> bool {
+        self.text_above(line, false).is_some_and(|l| {
+            l.starts_with("```") || l.starts_with("~~~") || l.ends_with(':') || l.ends_with('：')
+        })
+    }
+
+    /// The last line with text before `line`, trimmed; past fence lines
+    /// when `past_fences` (the sentence that introduces a block).
+    fn text_above(&self, line: usize, past_fences: bool) -> Option<&str> {
         self.lines[..line.min(self.lines.len())]
             .iter()
             .rev()
             .map(|(_, l)| l.trim())
-            .find(|l| !l.is_empty())
-            .is_some_and(|l| {
-                l.starts_with("```")
-                    || l.starts_with("~~~")
-                    || l.ends_with(':')
-                    || l.ends_with('：')
+            .find(|l| {
+                !l.is_empty() && !(past_fences && (l.starts_with("```") || l.starts_with("~~~")))
             })
     }
 
@@ -1661,13 +1656,20 @@ fn coded_line(trimmed: &str) -> Option<&str> {
 /// A fence's lines as one script, with the line breaks of a command
 /// pasted one option a line without its backslashes (`python -m vllm…`
 /// then `--port 8001` alone) made continuations again: no command starts
-/// with a dash, so such a line goes on the one before.
+/// with an option, so such a line goes on the one before. A list item
+/// (`- name: x`, a heredoc's YAML) is no option and stays its own line.
 fn join_lost_continuations(lines: &[&str]) -> String {
+    let is_option = |line: &str| {
+        line.trim_start()
+            .strip_prefix('-')
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| c == '-' || c.is_ascii_alphanumeric())
+    };
     let mut text = String::new();
     for (i, line) in lines.iter().enumerate() {
         if i > 0 {
             let previous = lines[i - 1].trim_end();
-            if line.trim_start().starts_with('-') && !previous.ends_with('\\') {
+            if is_option(line) && !previous.ends_with('\\') {
                 text.truncate(text.trim_end().len());
                 text.push_str(" \\");
             }
@@ -2832,5 +2834,8 @@ mod tests {
         let parsed = crate::shell::parse(cmd.trim_start_matches("cmd ").trim_end_matches(" @None"));
         assert_eq!(parsed.len(), 1, "{parsed:?}");
         assert!(parsed[0].argv.iter().any(|a| a == "--port"), "{parsed:?}");
+        // A heredoc's YAML list keeps its lines.
+        let yaml = ["cat > c.yaml <<EOF", "models:", "- name: m", "EOF"];
+        assert_eq!(join_lost_continuations(&yaml), yaml.join("\n"));
     }
 }

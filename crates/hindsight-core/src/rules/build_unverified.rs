@@ -45,7 +45,7 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
             continue;
         }
         // A failed build is `error-ignored`'s business, not this rule's.
-        if build.exit_code.is_some_and(|c| c != 0) || build.is_error {
+        if build.exited_badly() {
             continue;
         }
         // Checked (passing or not) is the ledger's business; this rule is

@@ -156,9 +156,8 @@ fn failure(build: &Checkpoint) -> Option<Option<crate::timeline::Quote>> {
         .rev()
         .find(|l| build_line(l) == Some(false))
         .map(crate::timeline::SeenLine::quote);
-    let exited_badly = build.exit_code.is_some_and(|c| c != 0) || build.is_error;
     let error_last = matches!(build_verdict(build), Some((_, false)));
-    (exited_badly || error_last).then_some(line)
+    (build.exited_badly() || error_last).then_some(line)
 }
 
 fn failed_kill(timeline: &Timeline, kill: &Checkpoint) -> Option<Finding> {
@@ -204,71 +203,54 @@ fn failed_kill(timeline: &Timeline, kill: &Checkpoint) -> Option<Finding> {
 /// A failure in the agent's view, then prose that takes the server to be
 /// fine: up, loaded or progressing.
 fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding> {
-    let failure = step
-        .seen
-        .iter()
-        .find(|l| {
-            matches!(
-                l.log.signal,
-                Some(Signal::Failure {
-                    kind: FailureKind::OutOfMemory
-                        | FailureKind::Nccl
-                        | FailureKind::AddressInUse
-                        | FailureKind::EngineDied
-                        | FailureKind::Killed
-                        | FailureKind::Exception,
-                    ..
-                })
-            )
-        })
-        .map(crate::timeline::SeenLine::quote)
-        .or_else(|| {
-            // A request refused or timed out: the server does not answer.
-            step.port_checks
-                .iter()
-                .find(|c| c.request && c.outcome == Outcome::Failed)
-                .and_then(|c| c.line.clone())
-        })
-        .or_else(|| {
-            // A health or readiness probe answered with an HTTP error (`curl
-            // -s /health` printing `{"detail":"Not Found"}`): the server
-            // listens, but the check it was asked failed, and an
-            // orchestrator's health check asking the same fails too.
-            step.port_checks
-                .iter()
-                .find(|c| c.request && c.error_status.is_some() && health_probe(step))
-                .and_then(|c| c.line.clone())
-        })
-        .or_else(|| {
-            // Stopping a background shell found it already ended in failure
-            // (`Shell d5cc44 is not running, so cannot be killed (status:
-            // failed)`): the server run in it had died.
-            step.seen
-                .iter()
-                .find(|l| crate::timeline::ended_shell_status(l.text) == Some("failed"))
-                .map(crate::timeline::SeenLine::quote)
-        })
-        .or_else(|| {
-            // A launch that failed on its own (`docker compose up` exits 1:
-            // the daemon is gone): the server never started.
-            (step.kind == CheckpointKind::Launch
-                && !step.background
-                && (step.exit_code.is_some_and(|c| c != 0) || step.is_error))
-                .then(|| step.output_quote())
-                .flatten()
-        })?;
+    let failure = failure_seen(step, |kind| {
+        matches!(
+            kind,
+            FailureKind::OutOfMemory
+                | FailureKind::Nccl
+                | FailureKind::AddressInUse
+                | FailureKind::EngineDied
+                | FailureKind::Killed
+                | FailureKind::Exception
+        )
+    })
+    .or_else(|| {
+        // A request refused or timed out: the server does not answer.
+        step.port_checks
+            .iter()
+            .find(|c| c.request && c.outcome == Outcome::Failed)
+            .and_then(|c| c.line.clone())
+    })
+    .or_else(|| {
+        // A health or readiness probe answered with an HTTP error (`curl
+        // -s /health` printing `{"detail":"Not Found"}`): the server
+        // listens, but the check it was asked failed, and an
+        // orchestrator's health check asking the same fails too.
+        step.port_checks
+            .iter()
+            .find(|c| c.request && c.error_status.is_some() && health_probe(step))
+            .and_then(|c| c.line.clone())
+    })
+    .or_else(|| {
+        // Stopping a background shell found it already ended in failure
+        // (`Shell d5cc44 is not running, so cannot be killed (status:
+        // failed)`): the server run in it had died.
+        step.seen
+            .iter()
+            .find(|l| crate::timeline::ended_shell_status(l.text) == Some("failed"))
+            .map(crate::timeline::SeenLine::quote)
+    })
+    .or_else(|| {
+        // A launch that failed on its own (`docker compose up` exits 1:
+        // the daemon is gone): the server never started.
+        (step.kind == CheckpointKind::Launch && !step.background && step.exited_badly())
+            .then(|| step.output_quote())
+            .flatten()
+    })?;
     // Only a step about a server: a launch, a look at one, a request.
-    let about_server = timeline
-        .servers
-        .iter()
-        .any(|s| s.observed_by.contains(&step.id) || s.launch == Some(step.id));
-    if !about_server {
-        return None;
-    }
+    let server = server_of(timeline, step)?;
     let source = step.span.source;
-    let after = step
-        .output
-        .map_or(step.span.end, |o| o.end.max(step.span.end));
+    let after = step.end();
     // The agent's next words, before its next action.
     let next_action_start = timeline
         .checkpoints
@@ -297,16 +279,9 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
         }
     }
     let prose = prose?;
-    let server = timeline
-        .servers
-        .iter()
-        .find(|s| s.observed_by.contains(&step.id) || s.launch == Some(step.id));
-    let check = match (
-        server.and_then(|s| s.log_path.as_deref()),
-        server.and_then(|s| s.port()),
-    ) {
+    let check = match (server.log_path.as_deref(), server.port()) {
         (Some(log), _) => format!("grep -nE 'Error|Traceback|out of memory' {log} | head -20"),
-        (None, Some(port)) => super::request_check(server, Some(port)),
+        (None, Some(port)) => super::request_check(Some(server), Some(port)),
         (None, None) => "read the failing step's whole output before going on".to_owned(),
     };
     Some(Finding {
@@ -320,8 +295,27 @@ fn failure_then_claim(timeline: &Timeline, step: &Checkpoint) -> Option<Finding>
         ),
         evidence: vec![step.command_quote(), failure, prose.quote()],
         suggestion: on_host(step.host.as_deref(), &check),
-        server: server.map(|s| s.id),
+        server: Some(server.id),
     })
+}
+
+/// The server a step launched or looked at, if any.
+fn server_of<'t>(timeline: &'t Timeline, step: &Checkpoint) -> Option<&'t crate::timeline::Server> {
+    timeline
+        .servers
+        .iter()
+        .find(|s| s.observed_by.contains(&step.id) || s.launch == Some(step.id))
+}
+
+/// The first line of the step's output whose failure is of a kind `wanted`.
+fn failure_seen(
+    step: &Checkpoint,
+    wanted: impl Fn(FailureKind) -> bool,
+) -> Option<crate::timeline::Quote> {
+    step.seen
+        .iter()
+        .find(|l| matches!(l.log.signal, Some(Signal::Failure { kind, .. }) if wanted(kind)))
+        .map(crate::timeline::SeenLine::quote)
 }
 
 /// What an agent writes when it takes its work to have succeeded.
@@ -347,55 +341,31 @@ const SUCCESS_WORDS: &[&str] = &[
 fn failed_run_then_success(timeline: &Timeline, step: &Checkpoint) -> Option<Finding> {
     if !matches!(step.kind, CheckpointKind::Verify | CheckpointKind::Other)
         || step.background
-        || !(step.is_error || step.exit_code.is_some_and(|c| c != 0))
+        || !step.exited_badly()
+        || server_of(timeline, step).is_some()
     {
         return None;
     }
-    let failure = step
-        .seen
-        .iter()
-        .find(|l| {
-            matches!(
-                l.log.signal,
-                Some(Signal::Failure {
-                    kind: FailureKind::Exception | FailureKind::OutOfMemory,
-                    ..
-                })
-            ) && !l.text.trim_start().starts_with("Traceback")
-        })
-        .map(crate::timeline::SeenLine::quote)?;
-    let about_server = timeline
-        .servers
-        .iter()
-        .any(|s| s.observed_by.contains(&step.id) || s.launch == Some(step.id));
-    if about_server {
-        return None;
-    }
+    let failure = failure_seen(step, |kind| {
+        matches!(kind, FailureKind::Exception | FailureKind::OutOfMemory)
+    })?;
     let source = step.span.source;
-    let program = |c: &Checkpoint| {
-        c.commands
-            .last()
-            .map(|c| c.argv.iter().take(2).cloned().collect::<Vec<_>>())
-    };
+    // The program and its first argument (`python3 run.py`).
+    fn program(c: &Checkpoint) -> Option<&[String]> {
+        c.commands.last().map(|c| &c.argv[..c.argv.len().min(2)])
+    }
     let ran = program(step);
     // Up to two looks may come between; a second run of the same program,
     // or any other kind of step, ends the search.
-    let later: Vec<&Checkpoint> = timeline
+    let until = timeline
         .checkpoints
         .iter()
         .filter(|c| c.id > step.id && c.span.source == source)
         .take(3)
-        .collect();
-    let mut until = usize::MAX;
-    for (i, c) in later.iter().enumerate() {
-        if i == 2 || c.kind != CheckpointKind::Verify || program(c) == ran {
-            until = c.span.start;
-            break;
-        }
-    }
-    let after = step
-        .output
-        .map_or(step.span.end, |o| o.end.max(step.span.end));
+        .enumerate()
+        .find(|(i, c)| *i == 2 || c.kind != CheckpointKind::Verify || program(c) == ran)
+        .map_or(usize::MAX, |(_, c)| c.span.start);
+    let after = step.end();
     let prose = timeline.prose.iter().find(|p| {
         p.role == Role::Assistant
             && p.span.source == source

@@ -234,9 +234,7 @@ fn moved_on(timeline: &Timeline, server: &Server, since: &Checkpoint) -> Option<
         .last()
         .unwrap_or(since);
     let source = last.span.source;
-    let after = last
-        .output
-        .map_or(last.span.end, |o| o.end.max(last.span.end));
+    let after = last.end();
     let prose = timeline
         .prose
         .iter()

@@ -168,6 +168,18 @@ impl Checkpoint {
             .position(|c| classify::kind_of(c) == CheckpointKind::Launch)
     }
 
+    /// Whether the command exited non-zero or its tool reported an error.
+    pub fn exited_badly(&self) -> bool {
+        self.exit_code.is_some_and(|c| c != 0) || self.is_error
+    }
+
+    /// Where the command and what it printed end: what the agent wrote
+    /// after it starts there.
+    pub fn end(&self) -> usize {
+        self.output
+            .map_or(self.span.end, |o| o.end.max(self.span.end))
+    }
+
     /// The command's lines as evidence.
     pub fn command_quote(&self) -> Quote {
         Quote {
