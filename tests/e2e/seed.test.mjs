@@ -220,6 +220,26 @@ describe("hindsight web page", () => {
     await page.close();
   });
 
+  test("a failed last test run is no all-clear, though no rule fires", async () => {
+    const { page, errors } = await open();
+    await page.getByTestId("clear-sources").click();
+    await page.getByTestId("source-text").fill(
+      "$ npm test\n  12 passing (5s)\n  1 failing\n\n" +
+        "Assistant: Perfect! The integration tests are in place and the demo works.\n",
+    );
+    await page.getByTestId("source-format").selectOption("pasted-text");
+    await page.getByTestId("analyze").click();
+    const verdict = page.getByTestId("no-findings");
+    await verdict.waitFor();
+    assert.equal(await verdict.getAttribute("data-verdict"), "unresolved");
+    assert.match(await verdict.getAttribute("class"), /warn/);
+    assert.match(await verdict.innerText(), /last run of `npm test` failed at .*:3 \(`1 failing`\)/);
+    const check = page.locator('[data-testid="checkpoint"] [data-check="run-succeeded"]');
+    assert.equal(await check.getAttribute("data-status"), "failed");
+    assert.deepEqual(errors, [], "no console errors");
+    await page.close();
+  });
+
   test("adds picked and dropped files as sources", async () => {
     const { page, errors } = await open();
     await page.getByTestId("clear-sources").click();

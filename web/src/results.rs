@@ -997,6 +997,7 @@ fn verdict_name(verdict: hindsight_core::report::Verdict) -> &'static str {
         Verdict::Findings => "findings",
         Verdict::ServerFailed => "server-failed",
         Verdict::NotUnderstood => "not-understood",
+        Verdict::Unresolved => "unresolved",
         Verdict::AllClear => "all-clear",
     }
 }

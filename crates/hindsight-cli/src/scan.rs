@@ -332,6 +332,9 @@ struct Summary {
     sessions_with_failed_servers: usize,
     /// Sessions without findings with an input nothing was recognised in.
     sessions_not_understood: usize,
+    /// Sessions without findings that leave something open: a server not
+    /// shown up, a job whose last run failed.
+    sessions_unresolved: usize,
     findings: usize,
     errors: usize,
     warnings: usize,
@@ -389,6 +392,7 @@ impl Tally {
         match done.verdict {
             hindsight_core::report::Verdict::ServerFailed => s.sessions_with_failed_servers += 1,
             hindsight_core::report::Verdict::NotUnderstood => s.sessions_not_understood += 1,
+            hindsight_core::report::Verdict::Unresolved => s.sessions_unresolved += 1,
             _ => {}
         }
         let mut count = SessionCount {
@@ -659,18 +663,23 @@ fn render(s: &Summary, color: bool) -> String {
     }
     // The same bottom line as one report's: no findings is an all-clear
     // only when no server failed and every session was read.
-    if s.sessions_with_failed_servers > 0 || s.sessions_not_understood > 0 {
+    if s.sessions_with_failed_servers > 0
+        || s.sessions_not_understood > 0
+        || s.sessions_unresolved > 0
+    {
         let _ = writeln!(
             out,
             "\nNot an all-clear: {} session{} without findings had a failed server, {} had an \
-             input nothing was recognised in.",
+             input nothing was recognised in, {} left a server not shown up or a last run \
+             failed.",
             s.sessions_with_failed_servers,
             if s.sessions_with_failed_servers == 1 {
                 ""
             } else {
                 "s"
             },
-            s.sessions_not_understood
+            s.sessions_not_understood,
+            s.sessions_unresolved
         );
     } else if s.findings == 0 {
         let _ = writeln!(out, "\nNo unverified assumptions found.");

@@ -58,6 +58,7 @@ pub enum Check {
     BuildSucceeded,
     ProductChecked,
     GpusFreed,
+    RunSucceeded,
 }
 
 impl Check {
@@ -73,6 +74,7 @@ impl Check {
             Check::BuildSucceeded => "build-succeeded",
             Check::ProductChecked => "product-checked",
             Check::GpusFreed => "gpus-freed",
+            Check::RunSucceeded => "run-succeeded",
         }
     }
 
@@ -88,6 +90,7 @@ impl Check {
             Check::BuildSucceeded => "the build's result",
             Check::ProductChecked => "the built product",
             Check::GpusFreed => "that the GPUs were freed",
+            Check::RunSucceeded => "the run's result",
         }
     }
 }
@@ -248,7 +251,51 @@ pub fn for_checkpoint(timeline: &Timeline, checkpoint: &Checkpoint) -> Vec<Ledge
     {
         ledger.push(gpus_freed(timeline, checkpoint));
     }
+    // A run of the agent's own job (a test suite, a script) that is no
+    // build: whether it passed.
+    if ledger.is_empty() && super::runs::job_of(timeline, checkpoint).is_some() {
+        ledger.push(run_result(checkpoint));
+    }
     ledger
+}
+
+/// How a run of the agent's own job went, from its exit status and what it
+/// printed.
+fn run_result(run: &Checkpoint) -> LedgerEntry {
+    let (status, detail, evidence) = match super::runs::outcome(run) {
+        super::runs::RunOutcome::Failed(line) => (
+            LedgerStatus::Failed,
+            match run.exit_code {
+                Some(code) => format!("exited with status {code}; its output shows the failure"),
+                None => "its output ends in a failure".to_owned(),
+            },
+            vec![line],
+        ),
+        super::runs::RunOutcome::Passed => (
+            LedgerStatus::Passed,
+            if run.exit_code == Some(0) {
+                "exited with status 0".to_owned()
+            } else {
+                "no failure in the output the agent saw".to_owned()
+            },
+            run.output_quote().into_iter().collect(),
+        ),
+        super::runs::RunOutcome::Unknown => (
+            LedgerStatus::Inconclusive,
+            if run.exited_badly() {
+                "stopped without a result in the transcript".to_owned()
+            } else {
+                "no output or exit status in the transcript".to_owned()
+            },
+            vec![run.command_quote()],
+        ),
+    };
+    LedgerEntry {
+        check: Check::RunSucceeded,
+        status,
+        detail,
+        evidence,
+    }
 }
 
 /// The build's own result: exit status, tool error, or the build tool's
@@ -633,13 +680,66 @@ mod tests {
             .checkpoints
             .iter()
             .map(|c| {
+                // Runs have a test of their own.
                 for_checkpoint(&timeline, c)
                     .into_iter()
+                    .filter(|e| e.check != Check::RunSucceeded)
                     .map(|e| (e.check, e.status))
                     .collect::<Vec<_>>()
             })
             .filter(|l| !l.is_empty())
             .collect()
+    }
+
+    /// The run checks of a pasted session, one per checkpoint that has one.
+    fn run_ledger(text: &str) -> Vec<LedgerStatus> {
+        let sources = [Source::new("t.txt", text)];
+        let format = crate::parse::detect(text);
+        let parsed = vec![(format, true, crate::parse::parse(&sources[0], 0, format))];
+        let timeline = crate::timeline::build(&[&sources[0]], parsed);
+        timeline
+            .checkpoints
+            .iter()
+            .flat_map(|c| for_checkpoint(&timeline, c))
+            .filter(|e| e.check == Check::RunSucceeded)
+            .map(|e| e.status)
+            .collect()
+    }
+
+    #[test]
+    fn runs_of_the_agents_jobs_pass_or_fail_by_what_they_printed() {
+        use LedgerStatus::*;
+        // A test binary aborting at the end of a pipe (no exit status), a
+        // mocha summary with a failure, a built binary never found, then a
+        // clean pytest run. Lookups (`grep`, `python -c`) are no runs.
+        let text = "$ ./tests/vsla_tests | head -20\n\
+                    Running test_gpu_tensor_memory...\n\
+                    malloc(): invalid size (unsorted)\n\
+                    $ npm test\n\
+                    \x20 12 passing (5s)\n\
+                    \x20 1 failing\n\
+                    $ ./build/bin/app\n\
+                    bash: ./build/bin/app: No such file or directory\n\
+                    $ grep -n error build.log\n\
+                    $ python -c 'import torch'\n\
+                    ModuleNotFoundError: No module named 'torch'\n\
+                    $ pytest -q\n\
+                    ........ [100%]\n\
+                    8 passed in 0.41s\n";
+        assert_eq!(run_ledger(text), [Failed, Failed, Failed, Passed]);
+        // A traceback the run got past (a retried download) is no failure
+        // when the run goes on and ends well.
+        let text = "$ python train.py\n\
+                    Traceback (most recent call last):\n\
+                    \x20 File \"dl.py\", line 3, in <module>\n\
+                    ConnectionError: retrying\n\
+                    epoch 1 loss 0.9\n\
+                    epoch 2 loss 0.7\n\
+                    epoch 3 loss 0.5\n\
+                    epoch 4 loss 0.4\n\
+                    epoch 5 loss 0.3\n\
+                    saved checkpoint to out/\n";
+        assert_eq!(run_ledger(text), [Passed]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod build;
 pub mod gpus;
 pub mod ledger;
+pub mod runs;
 
 use crate::timeline::{Checkpoint, Server, Timeline};
 
@@ -17,6 +18,8 @@ use crate::timeline::{Checkpoint, Server, Timeline};
 pub struct Facts {
     pub checkpoints: Vec<Vec<ledger::LedgerEntry>>,
     pub servers: Vec<Vec<ledger::LedgerEntry>>,
+    /// The agent's jobs (tests, scripts) whose last run failed.
+    pub open_failures: Vec<runs::OpenFailure>,
 }
 
 /// Reads the facts of a timeline.
@@ -32,6 +35,7 @@ pub fn read(timeline: &Timeline) -> Facts {
             .iter()
             .map(|s| ledger::for_server(timeline, s))
             .collect(),
+        open_failures: runs::open_failures(timeline),
     }
 }
 

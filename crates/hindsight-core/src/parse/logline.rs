@@ -677,6 +677,11 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Aborted", FAILURE),
     ("Fatal error", FAILURE),
     ("GGML_ASSERT", FAILURE),
+    ("alloc(): ", FAILURE),
+    ("free(): ", FAILURE),
+    ("double free or corruption", FAILURE),
+    ("corrupted size", FAILURE),
+    ("stack smash", FAILURE),
     ("abort", FAILURE),
     ("bus error", FAILURE),
     ("Bus error", FAILURE),
@@ -1489,6 +1494,10 @@ fn failure(message: &str) -> Option<FailureKind> {
         || has("GGML_ASSERT(")
         || (message.trim_end().ends_with(": Fatal error") && message.contains(".c"))
         || matches!(message.trim(), "Aborted (core dumped)" | "Aborted")
+        // glibc's own aborts on a corrupt heap or stack (`malloc(): invalid
+        // size (unsorted)`, `free(): invalid pointer`, `double free or
+        // corruption (out)`): the SIGABRT follows, the process is gone.
+        || glibc_abort(message)
         || has("ROCm error")
         || has("HIP error")
     {
@@ -1541,6 +1550,17 @@ fn port_not_available(message: &str) -> bool {
 fn killed_by_shell(message: &str) -> bool {
     shell_job(message)
         .is_some_and(|(status, _)| !matches!(status, "Done" | "Exit" | "done" | "exit"))
+}
+
+/// glibc's messages just before it aborts the process.
+fn glibc_abort(message: &str) -> bool {
+    let message = message.trim();
+    ["malloc(): ", "free(): ", "realloc(): ", "calloc(): "]
+        .iter()
+        .any(|p| message.starts_with(p))
+        || message.starts_with("double free or corruption")
+        || message.starts_with("corrupted size vs. prev_size")
+        || message.starts_with("*** stack smashing detected ***")
 }
 
 /// A shell's job report: its status word (`Killed`, `Segmentation fault`,
@@ -1918,6 +1938,11 @@ const RARE_LITERALS: &[&str] = &[
     "atal error",
     "_ASSERT",
     "File \"",
+    "alloc(): ",
+    "free(): ",
+    "double free",
+    "corrupted size",
+    "stack smash",
 ];
 
 /// The rare literals of servers that are not inference engines (see
@@ -3185,6 +3210,16 @@ mod tests {
         assert_eq!(kind("ValueError: bad value"), Some(FailureKind::Exception));
         // A C/C++ engine's own abort: the engine died.
         assert_eq!(kind("Aborted (core dumped)"), Some(FailureKind::EngineDied));
+        for abort in [
+            "malloc(): invalid size (unsorted)",
+            "free(): invalid pointer",
+            "double free or corruption (out)",
+            "*** stack smashing detected ***: terminated",
+        ] {
+            assert_eq!(kind(abort), Some(FailureKind::EngineDied), "{abort}");
+        }
+        // A word in a sentence is no abort.
+        assert_eq!(kind("the free(): call is cheap here"), None);
         assert_eq!(
             kind("/src/ggml/src/iqk/iqk_mul_mat.cpp:700: Fatal error"),
             Some(FailureKind::EngineDied)

@@ -160,6 +160,31 @@ fn read_events(events: &[Value], locator: &mut Locator<'_>, parsed: &mut Parsed)
                     },
                 });
             }
+            // The agent's last word (`finish`: its final thought, else the
+            // message) and its thinking aloud (`think`): what it takes the
+            // work to have come to.
+            (Some("finish" | "think"), _) => {
+                let args = event.get("args");
+                let text = ["final_thought", "thought", "content"]
+                    .iter()
+                    .find_map(|k| {
+                        args.and_then(|a| a.get(*k))
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                    })
+                    .or_else(|| event.get("message").and_then(Value::as_str));
+                let Some(text) = text.filter(|t| !t.is_empty()) else {
+                    continue;
+                };
+                let span = locator.string(text);
+                parsed.events.push(Event {
+                    span,
+                    kind: EventKind::Prose {
+                        role: Role::Assistant,
+                        text: Some(text.to_owned()),
+                    },
+                });
+            }
             (Some("message"), _) => {
                 let content = event
                     .pointer("/args/content")

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::words::shorten;
 use super::words::tri_state;
 use super::{Evidence, Report};
 
@@ -232,16 +233,6 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
         .replace('\n', " ")
         .replace('`', "'")
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    let flat = text.replace('\n', " ");
-    if flat.chars().count() > max {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
-    } else {
-        flat
-    }
 }
 
 #[cfg(test)]

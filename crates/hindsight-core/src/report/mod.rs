@@ -88,6 +88,10 @@ pub enum Verdict {
     ServerFailed,
     /// No finding, but an input was not understood at all.
     NotUnderstood,
+    /// No finding, but a job of the agent's (a test suite, a script, a
+    /// built binary) failed the last time it ran, and the agent's last word
+    /// does not own the failure.
+    Unresolved,
     /// Every input was read, no server failed and nothing was left unverified.
     AllClear,
 }
@@ -498,6 +502,7 @@ pub fn build(
     let crate::facts::Facts {
         checkpoints: checkpoint_facts,
         servers: mut server_facts,
+        open_failures,
     } = facts;
     let ledgers: Vec<Vec<LedgerReport>> = checkpoint_facts
         .into_iter()
@@ -756,7 +761,28 @@ pub fn build(
         });
     }
     report.checkpoints = entries;
-    report.summary = summarize(&report);
+    // What the session leaves failed, in words: "the last run of `npm
+    // test` failed at session.jsonl:25 (`1 failing`)".
+    let open: Vec<String> = open_failures
+        .iter()
+        .map(|open| {
+            let quote = b.quote(&open.failure);
+            let line = quote
+                .text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(|l| words::shorten(l, 80))
+                .unwrap_or_default();
+            format!(
+                "the last run of `{}` failed at {}:{} (`{line}`)",
+                b.redact(&open.job),
+                quote.source,
+                quote.line_start
+            )
+        })
+        .collect();
+    report.summary = summarize(&report, &open);
     report
 }
 
@@ -810,7 +836,7 @@ fn not_understood_message(format: Format) -> String {
 const STOPPED_BY_SIGNAL: &str = "stopped by a signal";
 
 /// The verdict and headline of a report otherwise complete.
-fn summarize(report: &Report) -> Summary {
+fn summarize(report: &Report, open_failures: &[String]) -> Summary {
     let not_understood: Vec<String> = report
         .sources
         .iter()
@@ -949,6 +975,8 @@ fn summarize(report: &Report) -> Summary {
             not_understood.join(", ")
         )
     });
+    // A job whose last run failed, and the agent did not say so.
+    let open = open_failures;
     let (verdict, mut headline) = if !report.findings.is_empty() {
         let (errors, warnings, infos) = report.counts();
         let mut parts = Vec::new();
@@ -987,37 +1015,44 @@ fn summarize(report: &Report) -> Summary {
             Verdict::NotUnderstood,
             format!("Not an all-clear: {unread}"),
         )
+    } else if !open.is_empty() {
+        (
+            Verdict::Unresolved,
+            format!("Not an all-clear: {}", open.join("; ")),
+        )
     } else {
         // Nothing unverified, but say what is still open: a server whose
-        // log stops before it shows it up.
-        let starting: Vec<String> = report
+        // log stops before it shows it up. A log cut there is a window of a
+        // start, no failure.
+        let mut headline = "No unverified assumptions found".to_owned();
+        for s in report
             .servers
             .iter()
             .filter(|s| s.ready.is_none() && s.log_source.is_some())
-            .map(|s| {
-                let phase = s
-                    .last_phase
-                    .map(|p| format!(" (its log stops at {})", p.name()))
-                    .unwrap_or_default();
-                format!(
-                    "server {} ({}) is not shown up yet{phase}",
+        {
+            let phase = s
+                .last_phase
+                .map(|p| format!(" (its log stops at {})", p.name()))
+                .unwrap_or_default();
+            let _ = std::fmt::Write::write_fmt(
+                &mut headline,
+                format_args!(
+                    "; server {} ({}) is not shown up yet{phase}",
                     s.id + 1,
                     s.label()
-                )
-            })
-            .collect();
-        let mut headline = "No unverified assumptions found".to_owned();
-        for told in &starting {
-            headline.push_str("; ");
-            headline.push_str(told);
+                ),
+            );
         }
         (Verdict::AllClear, headline)
     };
-    if verdict == Verdict::Findings {
-        for extra in failed.iter().chain(&unread) {
-            headline.push_str("; ");
-            headline.push_str(extra);
-        }
+    let extras: Vec<&String> = match verdict {
+        Verdict::Findings => failed.iter().chain(&unread).chain(open).collect(),
+        Verdict::ServerFailed | Verdict::NotUnderstood => open.iter().collect(),
+        Verdict::Unresolved | Verdict::AllClear => Vec::new(),
+    };
+    for extra in extras {
+        headline.push_str("; ");
+        headline.push_str(extra);
     }
     headline.push('.');
     Summary {

@@ -230,6 +230,7 @@ fn headline(report: &Report, style: &Style) -> String {
         super::Verdict::AllClear => "1;32",
         super::Verdict::Findings => "1",
         super::Verdict::ServerFailed | super::Verdict::NotUnderstood => "1;31",
+        super::Verdict::Unresolved => "1;33",
     };
     style.paint(code, &report.summary.headline)
 }
