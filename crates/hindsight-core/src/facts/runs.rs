@@ -30,6 +30,12 @@ pub struct OpenFailure {
     pub job: String,
     /// The line that shows the failure.
     pub failure: Quote,
+    /// The agent's last word after the run (an index into the timeline's
+    /// prose), if it wrote any.
+    pub last_word: Option<usize>,
+    /// That word calls the work a success ("Perfect!", "production-ready",
+    /// "✅") without owning the failure.
+    pub celebrated: bool,
 }
 
 /// The job a command runs, as a key that names it across runs: the program
@@ -38,7 +44,20 @@ pub struct OpenFailure {
 /// lookups, package managers, servers, inline `python -c` probes.
 pub fn job(command: &SimpleCommand) -> Option<Vec<String>> {
     let argv = &command.argv;
-    let program = command.program();
+    // Asking a program for its usage or version runs no job.
+    if argv
+        .iter()
+        .skip(1)
+        .any(|a| matches!(a.as_str(), "--help" | "-h" | "--version" | "-V"))
+    {
+        return None;
+    }
+    // `python`, `python3` and `python3.11` run the same script: a run that
+    // found no `python` is retried as `python3`.
+    let program = match command.program() {
+        p if p.starts_with("python") => "python",
+        p => p,
+    };
     let first_word = || argv.iter().skip(1).find(|a| !a.starts_with('-')).cloned();
     let key = |rest: Option<String>| {
         let mut key = vec![program.to_owned()];
@@ -82,7 +101,7 @@ pub fn job(command: &SimpleCommand) -> Option<Vec<String>> {
                 .any(|e| script.ends_with(e));
             runs.then(|| key(Some(script)))?
         }
-        p if p.starts_with("python") => {
+        "python" => {
             let mut words = argv.iter().skip(1);
             let first = words.next()?;
             if first == "-m" {
@@ -212,34 +231,43 @@ pub fn open_failures(timeline: &Timeline) -> Vec<OpenFailure> {
         }
     }
     last.into_iter()
-        .filter(|(_, _, _, checkpoint, _)| !owned(timeline, checkpoint))
-        .filter_map(|(key, _, _, checkpoint, outcome)| match outcome {
-            RunOutcome::Failed(failure) => Some(OpenFailure {
+        .filter_map(|(key, _, _, checkpoint, outcome)| {
+            let RunOutcome::Failed(failure) = outcome else {
+                return None;
+            };
+            let last_word = last_word(timeline, checkpoint);
+            let said = last_word
+                .and_then(|i| timeline.prose.get(i))
+                .map(|p| p.said.to_lowercase());
+            let (owned, celebrates) = said
+                .as_deref()
+                .map_or((false, false), |s| (owns_failure(s), celebrates(s)));
+            (!owned).then(|| OpenFailure {
                 checkpoint: checkpoint.id,
                 job: key.join(" "),
                 failure,
-            }),
-            _ => None,
+                last_word,
+                celebrated: celebrates,
+            })
         })
         .collect()
 }
 
-/// Whether the agent's last word after the run owns its failure: it names
-/// a failure or what it could not do ("the compiler was not built, so the
-/// fix could not be verified") and celebrates nothing. A failure called
+/// The agent's last word in the run's source after it: what it takes the
+/// work to have come to.
+fn last_word(timeline: &Timeline, run: &Checkpoint) -> Option<usize> {
+    let after = run.end();
+    timeline.prose.iter().rposition(|p| {
+        p.role == Role::Assistant && p.span.source == run.span.source && p.span.start >= after
+    })
+}
+
+/// Whether words (lowercased) own a failure: they say outright what could
+/// not be done ("not built successfully, so the fix could not be
+/// verified"), or name a failure and celebrate nothing. A failure called
 /// "expected" beside a "Perfect!", or a summary that calls the work
 /// production-ready, does not own it; nor does silence.
-fn owned(timeline: &Timeline, run: &Checkpoint) -> bool {
-    let after = run.end();
-    let Some(last) = timeline.prose.iter().rev().find(|p| {
-        p.role == Role::Assistant && p.span.source == run.span.source && p.span.start >= after
-    }) else {
-        return false;
-    };
-    let lower = last.said.to_lowercase();
-    // What it could not do, said outright, owns the failure whatever else
-    // the message says ("not built successfully, so the fix could not be
-    // verified").
+fn owns_failure(lower: &str) -> bool {
     let cannot = [
         "could not",
         "couldn't",
@@ -254,13 +282,22 @@ fn owned(timeline: &Timeline, run: &Checkpoint) -> bool {
         "does not work",
         "still fail",
         "still broken",
+        "still crash",
+        "not yet",
+        "not a working",
+        "isn't working",
     ]
     .iter()
     .any(|w| lower.contains(w));
     let names = ["fail", "error", "crash", "segfault", "abort", "broken"]
         .iter()
         .any(|w| lower.contains(w));
-    let celebrates = [
+    cannot || names && !celebrates(lower)
+}
+
+/// Whether words (lowercased) call the work a success.
+fn celebrates(lower: &str) -> bool {
+    [
         "perfect",
         "excellent",
         "successfully",
@@ -268,14 +305,13 @@ fn owned(timeline: &Timeline, run: &Checkpoint) -> bool {
         "production",
         "working",
         "works",
-        "✅",
+        "\u{2705}",
         "accomplished",
         "is complete",
         "is ready",
     ]
     .iter()
-    .any(|w| lower.contains(w));
-    cannot || names && !celebrates
+    .any(|w| lower.contains(w))
 }
 
 /// The shell's word that the program never ran (`bash: ./build/app: No
@@ -314,6 +350,25 @@ pub fn test_failure(line: &str) -> bool {
         return true;
     }
     let lower = t.to_ascii_lowercase();
+    // `5 TEST(S) FAILED`, `3 tests failed`, `Tests failed: 2`.
+    for words in ["test(s) failed", "tests failed", "test failed"] {
+        if let Some(at) = lower.find(words) {
+            let count: String = lower[..at]
+                .trim_end()
+                .chars()
+                .rev()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let after: String = lower[at + words.len()..]
+                .trim_start_matches([':', ' '])
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if [count, after].iter().any(|n| n.chars().any(|c| c != '0')) {
+                return true;
+            }
+        }
+    }
     let summary = lower.contains("passed")
         || lower.contains("passing")
         || lower.contains("total")
@@ -364,7 +419,7 @@ mod tests {
         assert_eq!(key("cargo test -q").as_deref(), Some("cargo test"));
         assert_eq!(
             key("python3 -m pytest tests/ -x -q").as_deref(),
-            Some("python3 -m pytest")
+            Some("python -m pytest")
         );
         assert_eq!(
             key("python train.py --epochs 3").as_deref(),
@@ -399,6 +454,8 @@ mod tests {
             "FAILED tests/test_api.py::test_health - AssertionError",
             "--- FAIL: TestServe (0.01s)",
             "50% tests passed, 1 tests failed out of 2",
+            "5 TEST(S) FAILED",
+            "Tests failed: 2",
         ] {
             assert!(test_failure(failed), "{failed}");
         }
@@ -409,6 +466,8 @@ mod tests {
             "Tests:       0 failed, 12 passed, 12 total",
             "There were 3 failed attempts to connect before it came up",
             "test result: ok. 4 passed; 0 failed",
+            "0 TEST(S) FAILED",
+            "Some tests failed to compile earlier",
         ] {
             assert!(!test_failure(fine), "{fine}");
         }

@@ -441,8 +441,72 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             .any(|(_, line)| is_bare_command(line.trim_start()));
     parser.run();
     let mut parsed = parser.parsed;
+    place_tool_summaries(&lines, &mut parsed);
     mark_pasted_logs(text, &mut parsed);
     parsed
+}
+
+/// SpecStory's exports of Cursor sessions name each shell call in a
+/// collapsed block's summary (`<details><summary>Tool use:
+/// **run_terminal_command_v2** • Run command: nvidia-smi</summary>`), then
+/// repeat the command in a shell fence below it. The summary is the call a reader sees first (and the only one when the
+/// block is collapsed): the command read from the fence is placed there.
+fn place_tool_summaries(lines: &[(usize, &str)], parsed: &mut Parsed) {
+    const RUN: &str = "Run command: ";
+    let Some(first) = lines.iter().position(|(_, l)| l.contains(RUN)) else {
+        return;
+    };
+    let line_at = |offset: usize| lines.partition_point(|(start, _)| *start <= offset) - 1;
+    for event in &mut parsed.events {
+        let EventKind::Command { text, .. } = &event.kind else {
+            continue;
+        };
+        let at = line_at(event.span.start);
+        if at <= first {
+            continue;
+        }
+        // Up from the command: the fence's opening line, blank lines, then
+        // the summary's closing line.
+        let mut up = at - 1;
+        if fence_language(lines[up].1.trim_start()).is_none() {
+            continue;
+        }
+        while up > first && lines[up - 1].1.trim().is_empty() {
+            up -= 1;
+        }
+        let Some(close) = up.checked_sub(1) else {
+            continue;
+        };
+        if !lines[close].1.trim_end().ends_with("</summary>") {
+            continue;
+        }
+        // The summary may run over several lines (a multi-line command).
+        let Some(open) = (first..=close).rev().take(64).find(|&i| {
+            lines[i]
+                .1
+                .trim_start()
+                .starts_with("<details><summary>Tool use:")
+        }) else {
+            continue;
+        };
+        let said = lines[open].1;
+        let Some(command_at) = said.find(RUN) else {
+            continue;
+        };
+        let first_line = text.lines().next().unwrap_or("").trim();
+        if !said[command_at + RUN.len()..]
+            .trim_start()
+            .starts_with(first_line)
+        {
+            continue;
+        }
+        let (close_start, close_line) = lines[close];
+        event.span = Span::new(
+            event.span.source,
+            lines[open].0,
+            close_start + close_line.len(),
+        );
+    }
 }
 
 struct Parser<'t> {
