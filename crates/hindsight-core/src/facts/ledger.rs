@@ -167,6 +167,28 @@ pub fn port_view(timeline: &Timeline, server: &Server) -> PortView {
         // Later looks; the launch's own output is not one.
         view.looks += usize::from(server.launch != Some(checkpoint.id));
         for check in &checkpoint.port_checks {
+            if check.port.is_none() && !check.request {
+                // A listing of every port (`netstat -ntlp`, `ss -ltn`, not
+                // piped through a filter) that shows other ports listening
+                // and not this one: the port was checked, and it was not
+                // listening.
+                let whole = !checkpoint.commands.iter().any(|c| c.piped_from_previous);
+                let shown = checkpoint
+                    .port_checks
+                    .iter()
+                    .any(|c| c.port == Some(port) && !c.request);
+                if check.outcome == Outcome::Passed
+                    && whole
+                    && !shown
+                    && same_host(checkpoint.host.as_deref(), server.host.as_deref())
+                    && server.launch.is_some_and(|l| l < checkpoint.id)
+                {
+                    // The listing itself is the evidence: the port is not
+                    // in it.
+                    view.listing.failed.push(checkpoint.command_quote());
+                }
+                continue;
+            }
             if check.port != Some(port) {
                 continue;
             }
@@ -704,6 +726,35 @@ mod tests {
             .filter(|e| e.check == Check::RunSucceeded)
             .map(|e| e.status)
             .collect()
+    }
+
+    /// A listing of every port in the container, with others listening and
+    /// not the server's: the port was checked, and it failed. Piped through
+    /// a filter, the listing says nothing of the ports it left out.
+    #[test]
+    fn a_whole_listing_without_the_port_is_a_failed_check() {
+        let status = |text: &str| {
+            let sources = [Source::new("t.txt", text)];
+            let format = crate::parse::detect(text);
+            let parsed = vec![(format, true, crate::parse::parse(&sources[0], 0, format))];
+            let timeline = crate::timeline::build(&[&sources[0]], parsed);
+            let server = timeline.servers.first().expect("the server");
+            for_server(&timeline, server)
+                .into_iter()
+                .find(|e| e.check == Check::PortListening)
+                .map(|e| e.status)
+        };
+        let launch = "$ docker run -d -p 8000:8000 --name vllm-openai vllm/vllm-openai --model m --port 8000\n5d6972460ce0\n";
+        let listing = "$ docker exec -it vllm-openai netstat -ntlp\nActive Internet connections (only servers)\nProto Recv-Q Send-Q Local Address           Foreign Address         State       PID/Program name\ntcp        0      0 172.17.0.2:37769        0.0.0.0:*               LISTEN      1/python3\n";
+        assert_eq!(
+            status(&format!("{launch}{listing}")),
+            Some(LedgerStatus::Failed)
+        );
+        let filtered = "$ netstat -ntlp | grep python3\ntcp        0      0 172.17.0.2:37769        0.0.0.0:*               LISTEN      1/python3\n";
+        assert_eq!(
+            status(&format!("{launch}{filtered}")),
+            Some(LedgerStatus::NotChecked)
+        );
     }
 
     #[test]

@@ -1218,6 +1218,11 @@ fn bind_and_ready(message: &str, line: &str) -> Option<Signal> {
 /// Ollama's runner says `Server listening on` of its internal port in
 /// logfmt (`msg="…"`): not the API's, so not here.
 fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
+    // A writer's sentence that nothing binds ("So nothing is listening on
+    // port 8000.", "the app is not running on port 3000") is no bind.
+    if NOT_BOUND.iter().any(|w| message.contains(w)) {
+        return None;
+    }
     let bound = |text: &str| host_port(text).map(|(host, port)| Signal::Bound { host, port });
     if let Some(at) = message.find("Serving HTTP on ") {
         let rest = &message[at + "Serving HTTP on ".len()..];
@@ -1315,6 +1320,17 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
     }
     bound(rest)
 }
+
+/// Words that deny a bind in the sentence that names it.
+const NOT_BOUND: &[&str] = &[
+    "othing is listening",
+    "othing listening",
+    "not listening",
+    "n't listening",
+    "not running on",
+    "n't running on",
+    "no longer",
+];
 
 /// A bind to the port number `text` starts with (`3000!`, `8080.`), on no
 /// host the line names.
@@ -3048,6 +3064,8 @@ mod tests {
             ),
             ("Listening on port 3000", bound("", 3000)),
             ("Example app listening on port 3000!", bound("", 3000)),
+            ("So nothing is listening on port 8000.", None),
+            ("The app is not running on port 3000 any more", None),
             (
                 "claude-code-bot  | Application started",
                 Some(Signal::Ready { port: None }),

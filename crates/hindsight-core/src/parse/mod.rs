@@ -224,6 +224,13 @@ pub fn detect(text: &str) -> Format {
     // that is the launch pasted above its log (`root@host:~# tritonserver
     // …`), not a transcript's structure.
     let mut prompt_first = None;
+    // Whether the line before ends in a continuation (a launch's options).
+    let mut continued = false;
+    // Lines of text since the last command written bare, and how many such
+    // commands came after output.
+    let mut since_bare: Option<usize> = None;
+    let mut heredoc: Option<String> = None;
+    let mut bare_marks = 0usize;
     for line in head.lines().take(400) {
         let trimmed = line.trim_start();
         let turn = pasted::is_message_marker(trimmed);
@@ -243,7 +250,46 @@ pub fn detect(text: &str) -> Format {
         shell_fences += usize::from(shell_fence);
         // A shell fence is a command block of a document or chat: no log
         // holds one (an issue's log fence is bare, `text` or `log`).
-        if turn || command || shell_fence {
+        // Commands written bare at a line's start (`curl -vl http://…`,
+        // then its output, then `docker exec -it vllm netstat -tulnp`): a
+        // terminal pasted without its prompts. A log's own launch script
+        // heads it, its commands one after another; commands with output
+        // between them are a session's.
+        // A heredoc's body (`cat > cfg.yml <<EOF` … `EOF`) is the
+        // command's, not output.
+        if let Some(marker) = &heredoc {
+            if trimmed.trim_end() == marker {
+                heredoc = None;
+            }
+            continue;
+        }
+        let bare =
+            !command && !continued && pasted::is_bare_command(trimmed) && !trimmed.starts_with('-');
+        continued = trimmed.trim_end().ends_with('\\');
+        if bare && let Some((_, after)) = trimmed.split_once("<<") {
+            let marker = after
+                .trim_start_matches('-')
+                .trim()
+                .trim_matches(['\'', '"'])
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_owned();
+            heredoc = (!marker.is_empty()).then_some(marker);
+        }
+        let mut interleaved = false;
+        if bare {
+            if since_bare.is_some_and(|n| n > 0) {
+                interleaved = true;
+                // The command before it, once.
+                transcript_marks += usize::from(bare_marks == 0);
+                bare_marks += 1;
+            }
+            since_bare = Some(0);
+        } else if !trimmed.is_empty() && !trimmed.starts_with('#') && !continued {
+            since_bare = since_bare.map(|n| n + 1);
+        }
+        if turn || command || shell_fence || interleaved {
             transcript_marks += 1;
         }
         let stripped = logline::strip_ansi(trimmed);
@@ -606,6 +652,18 @@ mod tests {
         // A log's own few sentences (an error spelled out over lines) keep
         // it a log.
         let log = "[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory.\n\nThe following component could not be created: KV cache\nTotal GPU memory (GiB): 140.06\nFree GPU memory before component creation attempt (GiB): 108.86\n";
+        assert_eq!(detect(log), Format::TensorrtLlmLog);
+    }
+
+    /// Commands written without prompts, each followed by what it printed,
+    /// are a terminal session, though the output looks like a log's; a
+    /// log headed by its launch script (exports, a heredoc, the launch) is
+    /// still a log.
+    #[test]
+    fn bare_commands_with_output_between_are_a_session() {
+        let session = "Started the containers with compose.\n\ncurl -vl http://127.0.0.1:8098/v1\n*   Trying 127.0.0.1:8098...\n* Connected to 127.0.0.1 (127.0.0.1) port 8098\n* Recv failure: Connection was aborted\n\ndocker exec -it vllm netstat -tulnp\nActive Internet connections (only servers)\ntcp 0 0 172.18.0.18:35869 0.0.0.0:* LISTEN 54/python3\n\nSo nothing is listening on port 8000.\n";
+        assert_eq!(detect(session), Format::PastedText);
+        let log = "MODEL=nvidia/DeepSeek-R1-FP4\ncat >./extra.yml<<EOF\nuse_cuda_graph: true\nEOF\nexport TLLM_LOG_LEVEL=WARNING\ntrtllm-serve ${MODEL} --port 8001 \\\n    --tp_size 8\n[04/30/2025-14:03:32] [TRT-LLM] [I] Starting TensorRT-LLM init.\n[04/30/2025-14:03:40] [TRT-LLM] [E] Failed to initialize executor on rank 6: CUDA driver error\n[04/30/2025-14:03:41] [TRT-LLM] [I] rank 0 done\n[04/30/2025-14:03:42] [TRT-LLM] [I] rank 1 done\n[04/30/2025-14:03:43] [TRT-LLM] [I] rank 2 done\n";
         assert_eq!(detect(log), Format::TensorrtLlmLog);
     }
 

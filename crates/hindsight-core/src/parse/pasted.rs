@@ -413,6 +413,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
         open: None,
         fence: None,
         tui_mode: head.contains('⎿') || head.contains("⏺ "),
+        ran_fence_end: None,
         skipping_results: false,
         awaiting_output: None,
         prompted_output: None,
@@ -524,6 +525,9 @@ struct Parser<'t> {
     fence: Option<Fence>,
     /// Claude Code's terminal rendering changes what `> ` and indents mean.
     tui_mode: bool,
+    /// The closing line of the last fence read as a command the writer
+    /// ran: a fence right below it goes on with the run.
+    ran_fence_end: Option<usize>,
     /// Inside the result block of a non-shell tool (`Read`, `Update`).
     skipping_results: bool,
     /// A command from a prompt-less shell fence, waiting for its output
@@ -904,7 +908,16 @@ impl Parser<'_> {
             self.fence = Some(Fence::Other);
             return index + 1;
         }
+        // A bare fence that opens with a request or a launch is the next
+        // command, not the last one's output.
+        let opens_with_command = language.is_empty()
+            && inner
+                .clone()
+                .map(|i| self.lines[i].1.trim())
+                .find(|l| !l.is_empty())
+                .is_some_and(|l| is_bare_command(l) && launches_or_asks(l.trim_end_matches('\\')));
         if let Some(command) = self.awaiting_output
+            && !opens_with_command
             && (OUTPUT_LANGUAGES.contains(&language.as_str())
                 || language == "json" && self.is_request(command) && self.introduced(index))
         {
@@ -916,13 +929,27 @@ impl Parser<'_> {
             // An issue's "## Launch" or "I start it with:" above a bare
             // fence whose first line starts an engine or asks a URL: the
             // command the reporter ran.
-            let lines: Vec<&str> = inner
-                .clone()
+            // A bare fence may hold the command and then what it printed
+            // (`curl …/v1/models` and its JSON): the command is the lines
+            // up to the first that no command starts or continues.
+            let command_end = self.command_lines_end(index, end);
+            let lines: Vec<&str> = (index + 1..command_end)
                 .map(|i| self.lines[i].1)
                 .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
                 .collect();
             if self.reports_a_run(index, &lines) {
-                return self.fenced_command(index, end);
+                let after = self.fenced_command(index, command_end);
+                if command_end >= end {
+                    self.ran_fence_end = Some(end);
+                    return after;
+                }
+                if let Some(command) = self.awaiting_output.take() {
+                    let first = self.line_span(command_end);
+                    let last = self.line_span((end - 1).max(command_end));
+                    self.push_output(command, first.cover(last), None, None, false);
+                }
+                self.ran_fence_end = Some(end);
+                return (end + 1).min(self.lines.len());
             }
         }
         self.fence = Some(Fence::Other);
@@ -969,9 +996,25 @@ impl Parser<'_> {
         if lines.is_empty() || !launches_or_asks(&join_lost_continuations(lines)) {
             return false;
         }
+        // Right under a fence the reporter ran, with nothing between: the
+        // run goes on (the launch, then the request that checks it).
+        let above = (0..open)
+            .rev()
+            .find(|&i| !self.lines[i].1.trim().is_empty());
+        if above.is_some() && above == self.ran_fence_end {
+            return true;
+        }
+        // A paste that opens with the command: what its writer ran.
         let Some(intro) = self.text_above(open, true) else {
-            return false;
+            return self.first_line == Some(open);
         };
+        // The sentence that introduces the block, not a question before it
+        // ("Could you share the command? I tried it here and it works:").
+        let intro = intro
+            .trim_end_matches([':', '：', ' '])
+            .rsplit(['.', '?', '!'])
+            .next()
+            .unwrap_or(intro);
         let lower = intro.to_lowercase();
         if let Some(heading) = lower.strip_prefix('#') {
             return ["launch", "command", "reproduc", "what i ran", "how i ran"]
@@ -991,6 +1034,31 @@ impl Parser<'_> {
             .iter()
             .any(|w| words.contains(w));
         reporter && !future
+    }
+
+    /// Where a bare fence's command lines end (the first line index past
+    /// them): lines a command starts (`vllm serve …`, `export X=1`, `cd d`)
+    /// or continues (after a `\\`, an option), up to the first that is
+    /// neither, which starts what the command printed.
+    fn command_lines_end(&self, open: usize, end: usize) -> usize {
+        let mut continued = false;
+        for i in open + 1..end.min(self.lines.len()) {
+            let t = self.lines[i].1.trim();
+            if t.is_empty() {
+                continue;
+            }
+            let command = continued
+                || t.starts_with(['-', '#'])
+                || is_bare_command(t)
+                || ["export ", "cd ", "source ", "set "]
+                    .iter()
+                    .any(|p| t.starts_with(p));
+            if !command {
+                return i;
+            }
+            continued = t.ends_with('\\');
+        }
+        end
     }
 
     /// The shell command of a fence (between `open` and `end`) holding a
@@ -1777,7 +1845,7 @@ fn is_url_request(argv: &[String]) -> bool {
 
 /// Whether a line of a prompt-less terminal paste is a command: a known
 /// program (after `VAR=value` words) followed by arguments, not prose.
-fn is_bare_command(trimmed: &str) -> bool {
+pub(crate) fn is_bare_command(trimmed: &str) -> bool {
     let mut words = trimmed.split_whitespace().skip_while(|w| {
         w.contains('=')
             && !w.starts_with('-')
@@ -2882,6 +2950,40 @@ mod tests {
                 "{suggested}: {k:?}"
             );
         }
+    }
+
+    /// A maintainer's reply: a question, then "I tried … and it works:"
+    /// over the launch, and right below it a fence with the request and
+    /// what it answered. A paste that opens with its launch is what its
+    /// writer ran, and the request it then "sends" is run too.
+    #[test]
+    fn a_reproduction_reports_its_launch_and_the_request_below_it() {
+        let reply = "Could the reporter share the exact command? I tried to reproduce it here and it works:\n\n```\nvllm serve Qwen/Qwen2.5-Omni-7B --omni --port 8091\n```\n```\ncurl  \"http://127.0.0.1:8091/v1/models\"\n{\"object\":\"list\",\"data\":[{\"id\":\"Qwen/Qwen2.5-Omni-7B\"}]}\n```\n";
+        let k = kinds(reply);
+        assert!(k.iter().any(|e| e.starts_with("cmd vllm serve")), "{k:?}");
+        let curl = k
+            .iter()
+            .position(|e| e.starts_with("cmd curl"))
+            .expect("the request");
+        assert!(
+            k.get(curl + 1).is_some_and(|e| e.starts_with("out")),
+            "the JSON is its answer: {k:?}"
+        );
+        let opens = "```\nexport VLLM_USE_V1=1\nvllm serve \\\n    /m/llama \\\n    --port 8000\n```\nAfter that I send a request with curl from a second terminal:\n```\ncurl http://localhost:8000/v1/chat/completions \\\n  -d '{\"model\": \"m\"}'\n```\n";
+        let k = kinds(opens);
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("cmd export VLLM_USE_V1=1\nvllm serve")),
+            "{k:?}"
+        );
+        assert!(k.iter().any(|e| e.starts_with("cmd curl")), "{k:?}");
+        // A guide's first fence after its heading is still a suggestion.
+        let guide = "# Serving\n\n```\nvllm serve m --port 8001\n```\n";
+        assert!(
+            !kinds(guide).iter().any(|e| e.starts_with("cmd")),
+            "{:?}",
+            kinds(guide)
+        );
     }
 
     /// A launch pasted one option a line, its backslashes lost: the
