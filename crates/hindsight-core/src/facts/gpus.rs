@@ -136,6 +136,40 @@ pub enum Outcome {
     Unknown,
 }
 
+/// Where `field` sits in an `nvidia-smi --query-gpu=…` list of the
+/// command, if the command queries it.
+fn query_column(command: &str, field: &str) -> Option<usize> {
+    let at = command.find("--query-gpu")? + "--query-gpu".len();
+    let list = command[at..].trim_start_matches(['=', ' ']);
+    let list = list.trim_start_matches(['"', '\'']);
+    let list = list.split([' ', '"', '\'', '\n']).next()?;
+    list.split(',').position(|f| f.trim() == field)
+}
+
+/// Whether the kill's host last showed its GPUs free with no GPU server
+/// launched there since (`nvidia-smi` at 0 MiB at the start of the
+/// session, then a defensive `pkill -f "vllm serve"` before the first
+/// launch): that kill had nothing on the GPUs to release.
+pub fn gpus_free_before_kill(timeline: &Timeline, checkpoint: &Checkpoint) -> bool {
+    let before = &timeline.checkpoints[..checkpoint.id];
+    for c in before.iter().rev() {
+        if !same_host(c.host.as_deref(), checkpoint.host.as_deref()) {
+            continue;
+        }
+        if launches_gpu_server(c) {
+            return false;
+        }
+        if c.commands.iter().any(|c| c.program() == "nvidia-smi") {
+            match gpu_outcome(c) {
+                Outcome::Free => return true,
+                Outcome::Busy => return false,
+                Outcome::Unknown => {}
+            }
+        }
+    }
+    false
+}
+
 /// In the kill's own tool call, `nvidia-smi` must come after the kill command.
 pub fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
     let kill = checkpoint.commands.iter().position(is_kill);
@@ -150,18 +184,28 @@ pub fn gpu_check_after_kill(checkpoint: &Checkpoint) -> bool {
 /// or "No running processes found".
 pub fn gpu_outcome(checkpoint: &Checkpoint) -> Outcome {
     let mut figures = Vec::new();
+    // `--query-gpu=index,name,memory.total,memory.used`: the used figure
+    // is the column the query names, not the first one in MiB (the total).
+    let used_column = query_column(&checkpoint.command, "memory.used");
     for line in &checkpoint.seen {
         let text = line.text;
         if text.contains("No running processes found") {
             return Outcome::Free;
         }
         // `0, 75000 MiB` (CSV) or `|  75000MiB / 81559MiB |` (table).
-        let used = text
-            .split(['|', ','])
-            .filter_map(|cell| cell.trim().split('/').next())
-            .filter_map(|cell| cell.trim().strip_suffix("MiB"))
-            .filter_map(|n| n.trim().parse::<u64>().ok())
-            .next();
+        let mib = |cell: &str| {
+            cell.trim()
+                .split('/')
+                .next()
+                .and_then(|c| c.trim().strip_suffix("MiB"))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+        };
+        let used = match used_column {
+            Some(column) if text.contains(',') && !text.contains('|') => {
+                text.split(',').nth(column).and_then(mib)
+            }
+            _ => text.split(['|', ',']).find_map(mib),
+        };
         figures.extend(used);
     }
     match figures.as_slice() {

@@ -44,6 +44,72 @@ pub fn looks_like(text: &str) -> bool {
 /// Tags whose whole block is no one's words.
 const HIDDEN: &[&str] = &["thinking", "environment_details"];
 
+/// The editor's state lists the terminals still running and what each
+/// printed since the last look:
+///
+/// ```text
+/// # Actively Running Terminals
+/// ## Terminal 2 (Active)
+/// ### Original command: `cd frontend && streamlit run app.py`
+/// ### New Output
+///   Local URL: http://localhost:8502
+/// ```
+///
+/// That output is the running command's, the agent's view of it.
+fn running_output(
+    lines: &[(usize, &str)],
+    from: usize,
+    to: usize,
+    source: usize,
+    parsed: &mut Parsed,
+) {
+    let mut command: Option<usize> = None;
+    let mut index = from;
+    while index <= to {
+        let trimmed = lines[index].1.trim();
+        if let Some(original) = trimmed
+            .strip_prefix("### Original command: `")
+            .and_then(|r| r.strip_suffix('`'))
+        {
+            command = parsed.events.iter().rposition(
+                |e| matches!(&e.kind, EventKind::Command { text, .. } if text == original),
+            );
+        } else if trimmed == "### New Output"
+            && let Some(event) = command
+        {
+            let first = index + 1;
+            let mut last = index;
+            while last < to {
+                let next = lines[last + 1].1.trim_start();
+                if next.starts_with('#') || next.starts_with("</environment_details>") {
+                    break;
+                }
+                last += 1;
+            }
+            while last > index && lines[last].1.trim().is_empty() {
+                last -= 1;
+            }
+            let body: Vec<&str> = lines[first..=last.max(index)]
+                .iter()
+                .map(|(_, l)| *l)
+                .collect();
+            if last >= first && body.iter().any(|l| !l.trim().is_empty()) {
+                parsed.events.push(Event {
+                    span: Span::of_lines(lines, source, first, last),
+                    kind: EventKind::Output {
+                        command: event,
+                        text: Some(body.join("\n")),
+                        exit_code: None,
+                        is_error: false,
+                    },
+                });
+            }
+            index = last;
+        }
+        index += 1;
+    }
+}
+
 /// Reads the export into prose, commands and their outputs.
 pub fn parse(text: &str, source: usize) -> Parsed {
     let lines: Vec<(usize, &str)> = lines_with_offsets(text).collect();
@@ -97,6 +163,9 @@ pub fn parse(text: &str, source: usize) -> Parsed {
             let mut end = index;
             while end + 1 < lines.len() && !lines[end].1.contains(&close) {
                 end += 1;
+            }
+            if *tag == "environment_details" {
+                running_output(&lines, index, end, source, &mut parsed);
             }
             index = end + 1;
             continue;
@@ -302,6 +371,30 @@ mod tests {
                 "out 4 Some(1) \n> next dev",
                 "prose Assistant The endpoint works fully.",
             ]
+        );
+    }
+
+    /// The editor's list of running terminals carries what a background
+    /// command printed since: that output is the command's.
+    #[test]
+    fn running_terminals_output_is_the_commands() {
+        let text = "**Assistant:**\n\n<execute_command>\n<command>cd frontend && streamlit run app.py</command>\n</execute_command>\n\n---\n\n**User:**\n\n[execute_command for 'cd frontend && streamlit run app.py'] Result:\nCommand is still running in the user's terminal.\n\n<environment_details>\n# Actively Running Terminals\n## Terminal 2 (Active)\n### Original command: `cd frontend && streamlit run app.py`\n### New Output\n  You can now view your Streamlit app in your browser.\n  Local URL: http://localhost:8502\n\n# Current Time\n12/5/2025\n</environment_details>\n";
+        let e = events(text);
+        assert!(
+            e.iter().any(|l| l.starts_with("out 0 None")
+                && l.contains("Local URL: http://localhost:8502")
+                && !l.contains("Current Time")),
+            "{e:?}"
+        );
+        // No running terminal named: nothing is invented.
+        let plain = text.replace(
+            "### Original command: `cd frontend && streamlit run app.py`\n",
+            "",
+        );
+        assert!(
+            !events(&plain).iter().any(|l| l.contains("Local URL")),
+            "{:?}",
+            events(&plain)
         );
     }
 }

@@ -773,6 +773,7 @@ const TRIGGERS: &[(&str, u16)] = &[
     ("Running on all addresses", BIND),
     ("bound on host", BIND),
     ("Local:", BIND),
+    ("Local URL: ", BIND),
     ("started server on", BIND),
     ("\u{2713} Ready in", BIND),
     ("Application started", BIND),
@@ -1288,6 +1289,11 @@ fn other_server_bind(message: &str, line: &str) -> Option<Signal> {
             host: "0.0.0.0".to_owned(),
             port: None,
         });
+    }
+    // Streamlit's `  Local URL: http://localhost:8502` (its `Network URL:`
+    // names another interface of the same bind).
+    if let Some(rest) = message.trim_start().strip_prefix("Local URL: ") {
+        return bound(rest);
     }
     if let Some(at) = message.find("Local:") {
         let before = message[..at].trim_end();
@@ -1959,6 +1965,7 @@ const RARE_LITERALS: &[&str] = &[
     "double free",
     "corrupted size",
     "stack smash",
+    "Local URL: ",
 ];
 
 /// The rare literals of servers that are not inference engines (see
@@ -3065,6 +3072,10 @@ mod tests {
             ("Listening on port 3000", bound("", 3000)),
             ("Example app listening on port 3000!", bound("", 3000)),
             ("So nothing is listening on port 8000.", None),
+            (
+                "  Local URL: http://localhost:8502",
+                bound("localhost", 8502),
+            ),
             ("The app is not running on port 3000 any more", None),
             (
                 "claude-code-bot  | Application started",

@@ -234,8 +234,11 @@ pub fn detect(text: &str) -> Format {
     for line in head.lines().take(400) {
         let trimmed = line.trim_start();
         let turn = pasted::is_message_marker(trimmed);
+        // A prompt quoted in a Markdown reply (`> root@pod:/# ollama ps`) is
+        // a prompt.
+        let unquoted = line.strip_prefix("> ").unwrap_or(line);
         let command =
-            pasted::prompt(line).is_some_and(|(_, start)| !line[start..].trim().is_empty());
+            pasted::prompt(unquoted).is_some_and(|(_, start)| !unquoted[start..].trim().is_empty());
         if prompt_first.is_none() && !trimmed.is_empty() {
             prompt_first = Some(command);
         }

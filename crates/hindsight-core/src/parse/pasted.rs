@@ -403,6 +403,10 @@ pub fn parse(text: &str, source: usize) -> Parsed {
         }
     }
     let head = &text[..crate::source::floor_char_boundary(text, 64 * 1024)];
+    let tui_mode = head.contains('⎿') || head.contains("⏺ ");
+    if !tui_mode {
+        unquote_terminals(&mut lines);
+    }
     let mut parser = Parser {
         escaped: markdown_escaped(text),
         text,
@@ -412,7 +416,7 @@ pub fn parse(text: &str, source: usize) -> Parsed {
         role: Role::Unknown,
         open: None,
         fence: None,
-        tui_mode: head.contains('⎿') || head.contains("⏺ "),
+        tui_mode,
         ran_fence_end: None,
         skipping_results: false,
         awaiting_output: None,
@@ -445,6 +449,36 @@ pub fn parse(text: &str, source: usize) -> Parsed {
     place_tool_summaries(&lines, &mut parsed);
     mark_pasted_logs(text, &mut parsed);
     parsed
+}
+
+/// A terminal quoted as a Markdown block quote (a reply quoting an earlier
+/// comment: `> ```` then `> root@pod:/# ollama ps`): a quote block that
+/// holds a command at a prompt or a fence is read without its `> `.
+fn unquote_terminals(lines: &mut [(usize, &str)]) {
+    let quoted = |line: &str| line.starts_with("> ") || line.trim_end() == ">";
+    let mut start = 0;
+    while start < lines.len() {
+        if !quoted(lines[start].1) {
+            start += 1;
+            continue;
+        }
+        let end = (start..lines.len())
+            .find(|&i| !quoted(lines[i].1))
+            .unwrap_or(lines.len());
+        let terminal = lines[start..end].iter().any(|(_, line)| {
+            let inner = line.get(2..).unwrap_or("");
+            inner.trim_start().starts_with("```")
+                || prompt(inner).is_some_and(|(_, at)| !inner[at..].trim().is_empty())
+        });
+        if terminal {
+            for (offset, line) in &mut lines[start..end] {
+                let cut = line.len().min(2);
+                *offset += cut;
+                *line = &line[cut..];
+            }
+        }
+        start = end;
+    }
 }
 
 /// SpecStory's exports of Cursor sessions name each shell call in a
@@ -861,7 +895,7 @@ impl Parser<'_> {
         };
         if shell && !logged() {
             // The fence is one command (a script): its lines run in order.
-            return self.fenced_command(index, end);
+            return self.fenced_command(index, end, false);
         }
         if language == "json"
             && let Some(session) = self.ctrl_c_written(index, end)
@@ -937,8 +971,18 @@ impl Parser<'_> {
                 .map(|i| self.lines[i].1)
                 .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
                 .collect();
-            if self.reports_a_run(index, &lines) {
-                let after = self.fenced_command(index, command_end);
+            // A command shown with what it printed ran, whatever it is
+            // (`ollama ps` and its table), unless a guide shows what to
+            // expect.
+            let shown_run = command_end < end
+                && !lines.is_empty()
+                && lines.iter().all(|l| {
+                    let t = l.trim();
+                    is_bare_command(t) || t.starts_with('-') || t.ends_with('\\')
+                })
+                && !self.intro_suggests(index);
+            if shown_run || self.reports_a_run(index, &lines) {
+                let after = self.fenced_command(index, command_end, true);
                 if command_end >= end {
                     self.ran_fence_end = Some(end);
                     return after;
@@ -1005,9 +1049,34 @@ impl Parser<'_> {
             return true;
         }
         // A paste that opens with the command: what its writer ran.
+        self.intro_reports(open)
+            .unwrap_or(self.first_line == Some(open))
+    }
+
+    /// Whether the sentence above a fence tells a reader what to do or
+    /// expect ("Run this; you should see:", "You can check with:").
+    fn intro_suggests(&self, open: usize) -> bool {
         let Some(intro) = self.text_above(open, true) else {
-            return self.first_line == Some(open);
+            return false;
         };
+        let lower = intro.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .collect();
+        [
+            "you", "should", "will", "can", "let's", "i'll", "we'll", "run", "try", "use",
+        ]
+        .iter()
+        .any(|w| words.contains(w))
+    }
+
+    /// Whether the text above a fence reports what its writer did (a
+    /// `## Launch` heading, "I start vLLM from their container:") rather
+    /// than what a reader should do ("Use …:", "I'll start it with:");
+    /// None when nothing is above it.
+    fn intro_reports(&self, open: usize) -> Option<bool> {
+        let intro = self.text_above(open, true)?;
         // The sentence that introduces the block, not a question before it
         // ("Could you share the command? I tried it here and it works:").
         let intro = intro
@@ -1017,9 +1086,11 @@ impl Parser<'_> {
             .unwrap_or(intro);
         let lower = intro.to_lowercase();
         if let Some(heading) = lower.strip_prefix('#') {
-            return ["launch", "command", "reproduc", "what i ran", "how i ran"]
-                .iter()
-                .any(|w| heading.contains(w));
+            return Some(
+                ["launch", "command", "reproduc", "what i ran", "how i ran"]
+                    .iter()
+                    .any(|w| heading.contains(w)),
+            );
         }
         let words: Vec<&str> = lower
             .split(|c: char| !c.is_alphanumeric() && c != '\'')
@@ -1033,7 +1104,7 @@ impl Parser<'_> {
         let reporter = ["i", "we", "my", "our", "reporter", "i'm", "i've", "we're"]
             .iter()
             .any(|w| words.contains(w));
-        reporter && !future
+        Some(reporter && !future)
     }
 
     /// Where a bare fence's command lines end (the first line index past
@@ -1163,8 +1234,8 @@ impl Parser<'_> {
     }
 
     /// A shell fence without prompts: its lines are one command; its output
-    /// comes after it, if anywhere.
-    fn fenced_command(&mut self, open: usize, end: usize) -> usize {
+    /// comes after it, if anywhere. `ran`: the caller knows it was run.
+    fn fenced_command(&mut self, open: usize, end: usize, ran: bool) -> usize {
         let lines: Vec<&str> = (open + 1..end)
             .map(|i| self.lines[i].1)
             .filter(|l| {
@@ -1176,7 +1247,8 @@ impl Parser<'_> {
         if lines.is_empty() {
             return after;
         }
-        if self.turnless && !self.output_follows(after) && !self.reports_a_run(open, &lines) {
+        if self.turnless && !ran && !self.output_follows(after) && !self.reports_a_run(open, &lines)
+        {
             // A suggested step: its lines stay unrecognized, no action.
             for i in open + 1..end {
                 if !self.lines[i].1.trim().is_empty() {
@@ -3003,5 +3075,46 @@ mod tests {
         // A heredoc's YAML list keeps its lines.
         let yaml = ["cat > c.yaml <<EOF", "models:", "- name: m", "EOF"];
         assert_eq!(join_lost_continuations(&yaml), yaml.join("\n"));
+    }
+
+    /// A bare fence holding a command and what it printed is a run, even
+    /// with no sentence claiming it; a guide's "you should see" is not.
+    #[test]
+    fn a_command_shown_with_its_output_ran() {
+        let text = "GPU is not used after upgrade.\n\n```\nollama ps\nNAME          ID              SIZE     PROCESSOR    UNTIL\nqwen3:32b     030ee887880f    22 GB    100% GPU     4 minutes from now\n```\n";
+        let k = kinds(text);
+        assert!(k.iter().any(|e| e == "cmd ollama ps @None"), "{k:?}");
+        assert!(
+            k.iter()
+                .any(|e| e.starts_with("out of") && e.contains("100% GPU")),
+            "{k:?}"
+        );
+        let guide = "To check, you should run:\n\n```\nollama ps\nNAME          ID              SIZE     PROCESSOR    UNTIL\n```\n";
+        assert!(
+            !kinds(guide).iter().any(|e| e.starts_with("cmd")),
+            "{:?}",
+            kinds(guide)
+        );
+    }
+
+    /// A reply quoting a terminal (`> ` before every line) still shows
+    /// the commands run there; a quoted sentence stays a quote.
+    #[test]
+    fn a_quoted_terminal_is_read_as_a_terminal() {
+        let text = "Same here:\n\n> root@pod:/# ollama ps\n> NAME    ID    SIZE    PROCESSOR    UNTIL\n> m:7b    abc   5 GB    100% GPU     Forever\n\nStill slow.\n";
+        let k = kinds(text);
+        assert!(k.iter().any(|e| e.starts_with("cmd ollama ps")), "{k:?}");
+        let parsed = parse(text, 0);
+        for e in &parsed.events {
+            if let EventKind::Command { .. } = e.kind {
+                assert!(text[e.span.start..e.span.end].starts_with("root@pod"));
+            }
+        }
+        let prose = "> I ran it and the server is fine.\n\nThanks.\n";
+        assert!(
+            !kinds(prose).iter().any(|e| e.starts_with("cmd")),
+            "{:?}",
+            kinds(prose)
+        );
     }
 }

@@ -90,44 +90,67 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
             findings.push(finding);
         }
     }
-    for open in crate::facts::runs::open_failures(timeline) {
-        // One finding per failed run: the shape above may have told it.
-        if findings.iter().any(|f| {
-            f.evidence.first().map(|q| q.span)
-                == timeline.checkpoints.get(open.checkpoint).map(|c| c.span)
-        }) {
-            continue;
-        }
-        if let Some(finding) = failed_job_then_success(timeline, &open) {
+    // The jobs left failed that one last word calls a success: one finding
+    // per word, naming every such job.
+    let open: Vec<_> = crate::facts::runs::open_failures(timeline)
+        .into_iter()
+        .filter(|o| o.celebrated)
+        .filter(|o| {
+            // A shape above may have told this run already.
+            let span = timeline.checkpoints.get(o.checkpoint).map(|c| c.span);
+            !findings
+                .iter()
+                .any(|f| f.evidence.first().map(|q| q.span) == span)
+        })
+        .collect();
+    let mut words: Vec<usize> = open.iter().filter_map(|o| o.last_word).collect();
+    words.sort_unstable();
+    words.dedup();
+    for word in words {
+        let jobs: Vec<&crate::facts::runs::OpenFailure> =
+            open.iter().filter(|o| o.last_word == Some(word)).collect();
+        if let Some(finding) = failed_jobs_then_success(timeline, &jobs, word) {
             findings.push(finding);
         }
     }
     findings
 }
 
-/// A job of the agent's own failed the last time it ran, and its last word
-/// calls the work a success without owning the failure ("The requested
+/// Jobs of the agent's own failed the last time they ran, and its last word
+/// calls the work a success without owning the failures ("The requested
 /// working checkpoint is reached!" after a segfault and five failed tests).
-fn failed_job_then_success(
+fn failed_jobs_then_success(
     timeline: &Timeline,
-    open: &crate::facts::runs::OpenFailure,
+    jobs: &[&crate::facts::runs::OpenFailure],
+    word: usize,
 ) -> Option<Finding> {
-    if !open.celebrated {
-        return None;
+    let prose = timeline.prose.get(word)?;
+    let first = jobs.first()?;
+    let step = timeline.checkpoints.get(first.checkpoint)?;
+    let names: Vec<String> = jobs.iter().map(|j| format!("`{}`", j.job)).collect();
+    let mut evidence = Vec::new();
+    for job in jobs {
+        if let Some(run) = timeline.checkpoints.get(job.checkpoint) {
+            evidence.push(run.command_quote());
+            evidence.push(job.failure.clone());
+        }
     }
-    let step = timeline.checkpoints.get(open.checkpoint)?;
-    let prose = timeline.prose.get(open.last_word?)?;
+    evidence.push(prose.quote());
     Some(Finding {
         rule: RULE.id,
         severity: RULE.severity,
         status: CheckStatus::Failed,
         message: format!(
-            "The last run of `{}`{} failed, and the agent's last word calls the work a \
+            "The last run of {}{} failed, and the agent's last word calls the work a \
              success.",
-            open.job,
-            at(step),
+            super::and_list(&names),
+            if jobs.len() == 1 {
+                at(step)
+            } else {
+                String::new()
+            },
         ),
-        evidence: vec![step.command_quote(), open.failure.clone(), prose.quote()],
+        evidence,
         suggestion: on_host(
             step.host.as_deref(),
             "read the run's failures, fix them and run it again until it passes, or say \
@@ -566,9 +589,23 @@ mod tests {
     #[test]
     fn a_failed_job_then_a_summary_of_success() {
         let runs = "● Bash(./tests/backend_tests)\n  ⎿  Error: /bin/bash: line 1: 47003 Segmentation fault      (core dumped) ./tests/backend_tests\n\n● Bash(./tests/unified_tests)\n  ⎿  Error: Running unified tests...\n     5 TEST(S) FAILED\n\n● Some of them fail; I'll look at the addition test.\n\n● Read(src/cpu.c)\n  ⎿  Read 80 lines\n\n";
-        assert!(fired(&format!(
+        let celebrated = format!(
             "{runs}● ## Summary\n\n  The working checkpoint is reached! \u{2705} Both test suites execute successfully.\n"
-        )));
+        );
+        assert!(fired(&celebrated));
+        // One last word ignoring two failed jobs is one finding naming both.
+        let found: Vec<_> = analyze(&[Source::new("t.txt", &celebrated)])
+            .findings
+            .into_iter()
+            .filter(|f| f.rule == "error-ignored")
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("backend_tests")
+                && found[0].message.contains("unified_tests"),
+            "{}",
+            found[0].message
+        );
         assert!(!fired(&format!(
             "{runs}● ## Summary\n\n  The library builds, but backend_tests still crashes and 5 unified tests fail; this is not a working checkpoint yet.\n"
         )));

@@ -3,8 +3,8 @@
 
 use super::{CheckStatus, Finding, Rule, Severity, on_host};
 use crate::facts::gpus::{
-    Outcome, gpu_check_after_kill, gpu_outcome, is_kill, killed_nothing, launches_gpu_server,
-    may_hold_gpus,
+    Outcome, gpu_check_after_kill, gpu_outcome, gpus_free_before_kill, is_kill, killed_nothing,
+    launches_gpu_server, may_hold_gpus,
 };
 use crate::timeline::{Checkpoint, CheckpointKind, Observation, Timeline, same_host};
 
@@ -36,6 +36,9 @@ fn run(timeline: &Timeline) -> Vec<Finding> {
         }) else {
             continue;
         };
+        if gpus_free_before_kill(timeline, kill) {
+            continue;
+        }
         // `pkill … && vllm serve …` launches in the same tool call; an
         // `nvidia-smi` between the two is then the check.
         let launch_at = kill.commands[kill_at..]
@@ -215,5 +218,28 @@ mod tests {
             "{LAUNCH}[msg 2] assistant\n$ kill 11329; uv pip install -e .\n[msg 3] assistant\n$ pkill -f vllm; sleep 5; nohup vllm serve /m --port 8000 > /tmp/v.log 2>&1 &\n"
         );
         assert_eq!(kills(&text), [6]);
+    }
+
+    /// GPUs seen free (a CSV query whose first MiB column is the total),
+    /// then a defensive kill before the session's first launch: nothing
+    /// held them. After a launch, the same kill does need a check.
+    #[test]
+    fn a_defensive_kill_after_gpus_were_seen_free() {
+        let query =
+            "nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv,noheader";
+        let free = "0, NVIDIA A10G, 23028 MiB, 0 MiB\n1, NVIDIA A10G, 23028 MiB, 0 MiB\n";
+        let relaunch =
+            "pkill -f 'vllm serve'; sleep 2; nohup vllm serve /m --port 8000 > /tmp/v.log 2>&1 &";
+        assert_eq!(
+            kills(&pi_session(&[(query, free), (relaunch, "")])),
+            Vec::<u32>::new()
+        );
+        let busy = "0, NVIDIA A10G, 23028 MiB, 21000 MiB\n";
+        assert_eq!(kills(&pi_session(&[(query, busy), (relaunch, "")])), [4]);
+        let launch = "nohup vllm serve /m --port 8000 > /tmp/v.log 2>&1 &";
+        assert_eq!(
+            kills(&pi_session(&[(query, free), (launch, ""), (relaunch, "")])),
+            [6]
+        );
     }
 }
