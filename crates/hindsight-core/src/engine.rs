@@ -132,6 +132,19 @@ fn launch_within(argv: &[String], depth: u8) -> Option<(Engine, ServerSettings)>
             docker_run(argv, depth)
         };
     }
+    // KoboldCpp bundles llama.cpp (`koboldcpp.exe`, `./koboldcpp-linux-x64
+    // --model m.gguf --port 5000`, `python koboldcpp.py …`); its default
+    // port is 5001.
+    let script = argv
+        .get(1)
+        .filter(|_| program.starts_with("python"))
+        .map(|a| a.rsplit(['/', '\\']).next().unwrap_or(""));
+    if program.starts_with("koboldcpp") || script.is_some_and(|s| s.starts_with("koboldcpp")) {
+        let rest = &argv[1 + usize::from(script.is_some())..];
+        let mut settings = settings::from_args(rest, false);
+        settings.default_port = Some(5001);
+        return Some((Engine::LlamaCpp, settings));
+    }
     let (engine, rest): (Engine, &[String]) = if program.starts_with("python") {
         // TensorRT-LLM's example runner: `python3 run.py --engine_dir …`
         // (one process per rank under `mpirun`), offline.
@@ -794,6 +807,16 @@ mod tests {
             r#"llama serve --model "model-b.gguf" --alias server-B --host 127.0.0.1 --port 8080"#,
         );
         assert_eq!((e, s.port), (Engine::LlamaCpp, Some(8080)));
+        let (e, s) = launch(
+            "./koboldcpp-linux-x64 --host 127.0.0.1 --port 5000 --model /g/m.gguf --draftmodel /g/d.gguf",
+        );
+        assert_eq!((e, s.port), (Engine::LlamaCpp, Some(5000)));
+        assert_eq!(s.draft_model.as_deref(), Some("/g/d.gguf"));
+        let (e, s) = launch(r"python koboldcpp.py --model m.gguf --usecuda");
+        assert_eq!(
+            (e, s.port, s.default_port),
+            (Engine::LlamaCpp, None, Some(5001))
+        );
         let (e, _) = launch(r"C:\llama\llama-server.exe -m m.gguf");
         assert_eq!(e, Engine::LlamaCpp);
         let (e, s) = launch("llama-server -m /m/q4.gguf --port 8081 -ngl 99 --host 0.0.0.0");

@@ -43,6 +43,9 @@ pub struct ServerSettings {
     /// NEXTN`, `vllm serve m ... --port 8000`, `<other args>`): what it does
     /// not state may be among them, so no default applies to it.
     pub elided: bool,
+    /// The launching program's own default port where it is not the
+    /// engine's (KoboldCpp serves llama.cpp on 5001, not 8080).
+    pub default_port: Option<u16>,
 }
 
 impl ServerSettings {
@@ -55,6 +58,7 @@ impl ServerSettings {
         }
         self.offline |= other.offline;
         self.elided |= other.elided;
+        fill(&mut self.default_port, &other.default_port);
         fill(&mut self.model, &other.model);
         fill(&mut self.served_model_name, &other.served_model_name);
         fill(&mut self.bind_host, &other.bind_host);
@@ -204,6 +208,8 @@ const NAMES: &[(&str, Setting)] = &[
     ("md", Setting::DraftModel),
     ("hf_repo_draft", Setting::DraftModel),
     ("hfd", Setting::DraftModel),
+    // KoboldCpp (a llama.cpp server): `--draftmodel d.gguf`.
+    ("draftmodel", Setting::DraftModel),
     ("speculative_config", Setting::SpeculativeConfig),
     ("mem_fraction_static", Setting::MemFraction),
     ("mem_fraction", Setting::MemFraction),

@@ -208,6 +208,10 @@ const LAUNCH_WORDS: &[&str] = &[
     "llama-server",
     "ollama",
     "trtllm-serve",
+    // Serving programs of no engine here, or one bundling an engine.
+    "lmdeploy",
+    "koboldcpp",
+    "tritonserver",
     "docker",
     "podman",
     "mpirun",

@@ -2650,7 +2650,16 @@ pub fn engine_hint(line: &str, classified: &LogLine) -> Option<Engine> {
         Some(Engine::Ollama)
     } else if has("TRT-LLM") || has("TensorRT-LLM") || has("tensorrt_llm") {
         Some(Engine::TensorrtLlm)
-    } else if has("llama_model_loader") || has("load_tensors:") || has("llama-server") {
+    } else if has("llama_model_loader")
+        || has("load_tensors:")
+        || has("llama-server")
+        // ggml's own aborts and CUDA errors, which KoboldCpp and other
+        // llama.cpp builds print (`ggml-cuda.cu:88: CUDA error`).
+        || has("GGML_ASSERT")
+        || has("ggml-cuda.cu")
+        || has("ggml/src/")
+        || has("KoboldCpp")
+    {
         Some(Engine::LlamaCpp)
     } else {
         None

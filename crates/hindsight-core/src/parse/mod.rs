@@ -224,6 +224,12 @@ pub fn detect(text: &str) -> Format {
     // that is the launch pasted above its log (`root@host:~# tritonserver
     // …`), not a transcript's structure.
     let mut prompt_first = None;
+    // Commands at prompts that all come first, before any output (`export
+    // HF_ENDPOINT=…`, then the launch): a log's preamble.
+    let mut head_prompts = 0usize;
+    let mut head_open = true;
+    let mut head_setups = 0usize;
+    let mut last_head_setup = false;
     // Whether the line before ends in a continuation (a launch's options).
     let mut continued = false;
     // Lines of text since the last command written bare, and how many such
@@ -241,6 +247,27 @@ pub fn detect(text: &str) -> Format {
             pasted::prompt(unquoted).is_some_and(|(_, start)| !unquoted[start..].trim().is_empty());
         if prompt_first.is_none() && !trimmed.is_empty() {
             prompt_first = Some(command);
+        }
+        if !trimmed.is_empty() {
+            match (command, head_open) {
+                (true, true) => {
+                    head_prompts += 1;
+                    // Set-up before the launch (`export HF_ENDPOINT=…`,
+                    // `cd /srv`, `conda activate x`), not a second command.
+                    let word = pasted::prompt(unquoted)
+                        .map(|(_, start)| unquoted[start..].trim_start())
+                        .and_then(|c| c.split_whitespace().next())
+                        .unwrap_or("");
+                    let setup = matches!(
+                        word,
+                        "export" | "cd" | "source" | "." | "conda" | "set" | "ulimit" | "module"
+                    );
+                    head_setups += usize::from(setup);
+                    last_head_setup = setup;
+                }
+                (true, false) => head_prompts = usize::MAX,
+                (false, _) => head_open = false,
+            }
         }
         turns += usize::from(turn);
         prompts += usize::from(command);
@@ -316,7 +343,7 @@ pub fn detect(text: &str) -> Format {
             }
         }
     }
-    let structured =
+    let mut structured =
         tui > 0 || turns >= 2 || prompts >= 2 || turns >= 1 && (prompts + shell_fences) >= 1;
     // Only above a log that is most of the text: a command and a few
     // lines of its output are a transcript.
@@ -325,14 +352,17 @@ pub fn detect(text: &str) -> Format {
         .take(400)
         .filter(|l| !l.trim().is_empty())
         .count();
-    if prompts == 1
+    let preamble =
+        prompts >= 1 && head_prompts == prompts && head_setups + 1 == prompts && !last_head_setup;
+    if preamble
         && prompt_first == Some(true)
         && turns == 0
         && shell_fences == 0
-        && log_lines >= 5
         && log_lines * 2 >= text_lines
+        && log_lines >= 5
     {
-        transcript_marks = transcript_marks.saturating_sub(1);
+        transcript_marks = transcript_marks.saturating_sub(prompts);
+        structured = tui > 0;
     }
     if structured {
         Format::PastedText
@@ -668,6 +698,19 @@ mod tests {
         assert_eq!(detect(session), Format::PastedText);
         let log = "MODEL=nvidia/DeepSeek-R1-FP4\ncat >./extra.yml<<EOF\nuse_cuda_graph: true\nEOF\nexport TLLM_LOG_LEVEL=WARNING\ntrtllm-serve ${MODEL} --port 8001 \\\n    --tp_size 8\n[04/30/2025-14:03:32] [TRT-LLM] [I] Starting TensorRT-LLM init.\n[04/30/2025-14:03:40] [TRT-LLM] [E] Failed to initialize executor on rank 6: CUDA driver error\n[04/30/2025-14:03:41] [TRT-LLM] [I] rank 0 done\n[04/30/2025-14:03:42] [TRT-LLM] [I] rank 1 done\n[04/30/2025-14:03:43] [TRT-LLM] [I] rank 2 done\n";
         assert_eq!(detect(log), Format::TensorrtLlmLog);
+    }
+
+    /// Set-up commands and the launch at prompts, all above the log: the
+    /// log's preamble. A prompt after output is a session's.
+    #[test]
+    fn prompts_only_above_a_log_are_its_preamble() {
+        let log = "(lmdeploy) u@h:~$ export HF_ENDPOINT=https://hf-mirror.example\n(lmdeploy) u@h:~$ lmdeploy serve api_server internlm/internlm2_5-7b-chat --server-port 23333 --log-level INFO\nFetching 20 files: 100%|████| 20/20 [00:00<00:00, 83468.74it/s]\n2024-07-06 11:45:28,372 - lmdeploy - INFO - input backend=turbomind, backend_config=TurbomindEngineConfig(tp=1)\n2024-07-06 11:45:28,372 - lmdeploy - INFO - input chat_template_config=None\n2024-07-06 11:45:28,504 - lmdeploy - INFO - updated chat_template_onfig=ChatTemplateConfig(model_name='internlm2')\n2024-07-06 11:45:33,012 - lmdeploy - INFO - Starting turbomind engine\n2024-07-06 11:45:41,390 - lmdeploy - INFO - turbomind model loaded\n";
+        assert_eq!(detect(log), Format::ServerLog);
+        let session = log.replace(
+            "2024-07-06 11:45:28,504",
+            "(lmdeploy) u@h:~$ curl -s localhost:23333/v1/models\n2024-07-06 11:45:28,504",
+        );
+        assert_eq!(detect(&session), Format::PastedText);
     }
 
     #[test]

@@ -1222,6 +1222,31 @@ INFO:     Application startup complete.\n";
         assert_eq!(report.checkpoints.len(), 1);
     }
 
+    /// A KoboldCpp launch without `--port` serves llama.cpp on KoboldCpp's
+    /// 5001, said to be a default; its `--port` is a flag.
+    #[test]
+    fn koboldcpp_serves_on_its_own_default_port() {
+        let port = |command: &str| {
+            let text = format!("[msg 1] assistant\n$ {command}\n");
+            let report = crate::analyze(&[Source::new("t.txt", &text)]);
+            let server = &report.servers[0];
+            (server.engine, server.port, server.port_source)
+        };
+        let (engine, found, source) =
+            port("nohup ./koboldcpp-linux-x64 --model m.gguf --usecuda > k.log 2>&1 &");
+        assert_eq!(engine.name(), "llama.cpp");
+        assert_eq!(
+            (found, source),
+            (Some(5001), Some(crate::timeline::Provenance::EngineDefault))
+        );
+        let (_, found, source) =
+            port("nohup ./koboldcpp-linux-x64 --model m.gguf --port 5000 > k.log 2>&1 &");
+        assert_eq!(
+            (found, source),
+            (Some(5000), Some(crate::timeline::Provenance::Flag))
+        );
+    }
+
     fn summary(session: &str) -> super::Summary {
         let sources = [
             Source::new("session.txt", session),

@@ -897,8 +897,9 @@ impl Server {
             // names the port it was to serve on.
             Some((port, Provenance::Log))
         } else if self.launch_known() && !self.settings.offline && !self.flags.elided {
-            self.engine
-                .default_port()
+            self.flags
+                .default_port
+                .or(self.engine.default_port())
                 .or(self.program_default_port)
                 .map(|port| (port, Provenance::EngineDefault))
         } else {
