@@ -225,7 +225,7 @@ describe("hindsight web page", () => {
     await page.getByTestId("clear-sources").click();
     await page.getByTestId("source-text").fill(
       "$ npm test\n  12 passing (5s)\n  1 failing\n\n" +
-        "Assistant: Perfect! The integration tests are in place and the demo works.\n",
+        "Assistant: The integration tests are in place.\n",
     );
     await page.getByTestId("source-format").selectOption("pasted-text");
     await page.getByTestId("analyze").click();
