@@ -88,6 +88,17 @@ enum Token {
 /// How deep `ssh host 'bash -c "…"'` nesting may go before we stop unwrapping.
 const MAX_DEPTH: usize = 8;
 
+/// Whether a command's first word only prepares the environment of the
+/// commands after it (`export HF_ENDPOINT=…`, `cd /srv`, `source venv`,
+/// `conda activate x`, `ulimit -n`, `module load cuda`): set-up, no step
+/// of its own.
+pub fn is_setup(program: &str) -> bool {
+    matches!(
+        program,
+        "export" | "cd" | "source" | "." | "conda" | "set" | "ulimit" | "module"
+    )
+}
+
 /// Parses a command line (possibly several lines) into simple commands.
 /// Never fails: an unclosed quote runs to the end of the input.
 pub fn parse(input: &str) -> Vec<SimpleCommand> {

@@ -676,17 +676,16 @@ mod tests {
     use super::*;
     use crate::Source;
 
+    /// The timeline of one pasted source.
+    fn timeline_of(text: &str) -> Timeline {
+        let source = Source::new("t.txt", text);
+        let format = crate::parse::detect(text);
+        let parsed = vec![(format, true, crate::parse::parse(&source, 0, format))];
+        crate::timeline::build(&[&source], parsed)
+    }
+
     fn ledger(text: &str) -> Vec<(Check, LedgerStatus)> {
-        let sources = [Source::new("t.txt", text)];
-        let parsed: Vec<_> = sources
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let format = crate::parse::detect(&s.text);
-                (format, true, crate::parse::parse(s, i, format))
-            })
-            .collect();
-        let timeline = crate::timeline::build(&[&sources[0]], parsed);
+        let timeline = timeline_of(text);
         for_server(&timeline, &timeline.servers[0])
             .into_iter()
             .map(|e| (e.check, e.status))
@@ -694,10 +693,7 @@ mod tests {
     }
 
     fn build_ledger(text: &str) -> Vec<Vec<(Check, LedgerStatus)>> {
-        let sources = [Source::new("t.txt", text)];
-        let format = crate::parse::detect(text);
-        let parsed = vec![(format, true, crate::parse::parse(&sources[0], 0, format))];
-        let timeline = crate::timeline::build(&[&sources[0]], parsed);
+        let timeline = timeline_of(text);
         timeline
             .checkpoints
             .iter()
@@ -715,10 +711,7 @@ mod tests {
 
     /// The run checks of a pasted session, one per checkpoint that has one.
     fn run_ledger(text: &str) -> Vec<LedgerStatus> {
-        let sources = [Source::new("t.txt", text)];
-        let format = crate::parse::detect(text);
-        let parsed = vec![(format, true, crate::parse::parse(&sources[0], 0, format))];
-        let timeline = crate::timeline::build(&[&sources[0]], parsed);
+        let timeline = timeline_of(text);
         timeline
             .checkpoints
             .iter()
@@ -734,10 +727,7 @@ mod tests {
     #[test]
     fn a_whole_listing_without_the_port_is_a_failed_check() {
         let status = |text: &str| {
-            let sources = [Source::new("t.txt", text)];
-            let format = crate::parse::detect(text);
-            let parsed = vec![(format, true, crate::parse::parse(&sources[0], 0, format))];
-            let timeline = crate::timeline::build(&[&sources[0]], parsed);
+            let timeline = timeline_of(text);
             let server = timeline.servers.first().expect("the server");
             for_server(&timeline, server)
                 .into_iter()

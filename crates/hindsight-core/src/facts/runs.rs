@@ -295,23 +295,30 @@ fn owns_failure(lower: &str) -> bool {
     cannot || names && !celebrates(lower)
 }
 
+/// What an agent writes when it takes its work to have succeeded
+/// ("Perfect!", "production-ready", "✅", "all in place").
+const SUCCESS_WORDS: &[&str] = &[
+    "perfect",
+    "excellent",
+    "great",
+    "all done",
+    "done!",
+    "success",
+    "all set",
+    "all in place",
+    "everything is",
+    "production",
+    "working",
+    "works",
+    "\u{2705}",
+    "accomplished",
+    "is complete",
+    "is ready",
+];
+
 /// Whether words (lowercased) call the work a success.
-fn celebrates(lower: &str) -> bool {
-    [
-        "perfect",
-        "excellent",
-        "successfully",
-        "all done",
-        "production",
-        "working",
-        "works",
-        "\u{2705}",
-        "accomplished",
-        "is complete",
-        "is ready",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
+pub fn celebrates(lower: &str) -> bool {
+    SUCCESS_WORDS.iter().any(|w| lower.contains(w))
 }
 
 /// The shell's word that the program never ran (`bash: ./build/app: No
@@ -337,7 +344,14 @@ fn not_run(line: &str) -> bool {
 /// is none either.
 pub fn test_failure(line: &str) -> bool {
     let t = line.trim();
-    if t.len() > 300 {
+    // Every summary below says "fail" in some case; most lines of a long
+    // run's output do not, and are not lowercased.
+    if t.len() > 300
+        || !t
+            .as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"fail"))
+    {
         return false;
     }
     if t.starts_with("test result: FAILED")

@@ -167,10 +167,8 @@ fn command_start(line: &str) -> Option<&str> {
     for separator in [" && ", "; "] {
         if let Some((before, after)) = rest.split_once(separator) {
             let setup = before.split_whitespace().next().unwrap_or("");
-            if matches!(
-                setup,
-                "export" | "cd" | "source" | "." | "ulimit" | "set" | "conda"
-            ) && let Some(found) = command_start(after)
+            if crate::shell::is_setup(setup)
+                && let Some(found) = command_start(after)
             {
                 return Some(found);
             }

@@ -225,9 +225,11 @@ pub fn detect(text: &str) -> Format {
     // …`), not a transcript's structure.
     let mut prompt_first = None;
     // Commands at prompts that all come first, before any output (`export
-    // HF_ENDPOINT=…`, then the launch): a log's preamble.
-    let mut head_prompts = 0usize;
-    let mut head_open = true;
+    // HF_ENDPOINT=…`, then the launch): a log's preamble. How many of them
+    // are set-up, whether the last one is, and whether a prompt came after
+    // output (then they are a session's).
+    let mut output_seen = false;
+    let mut prompt_after_output = false;
     let mut head_setups = 0usize;
     let mut last_head_setup = false;
     // Whether the line before ends in a continuation (a launch's options).
@@ -243,31 +245,27 @@ pub fn detect(text: &str) -> Format {
         // A prompt quoted in a Markdown reply (`> root@pod:/# ollama ps`) is
         // a prompt.
         let unquoted = line.strip_prefix("> ").unwrap_or(line);
-        let command =
-            pasted::prompt(unquoted).is_some_and(|(_, start)| !unquoted[start..].trim().is_empty());
+        // The command typed at a prompt, if one is.
+        let typed = pasted::prompt(unquoted)
+            .map(|(_, start)| unquoted[start..].trim())
+            .filter(|c| !c.is_empty());
+        let command = typed.is_some();
         if prompt_first.is_none() && !trimmed.is_empty() {
             prompt_first = Some(command);
         }
-        if !trimmed.is_empty() {
-            match (command, head_open) {
-                (true, true) => {
-                    head_prompts += 1;
-                    // Set-up before the launch (`export HF_ENDPOINT=…`,
-                    // `cd /srv`, `conda activate x`), not a second command.
-                    let word = pasted::prompt(unquoted)
-                        .map(|(_, start)| unquoted[start..].trim_start())
-                        .and_then(|c| c.split_whitespace().next())
-                        .unwrap_or("");
-                    let setup = matches!(
-                        word,
-                        "export" | "cd" | "source" | "." | "conda" | "set" | "ulimit" | "module"
-                    );
-                    head_setups += usize::from(setup);
-                    last_head_setup = setup;
-                }
-                (true, false) => head_prompts = usize::MAX,
-                (false, _) => head_open = false,
+        match typed {
+            Some(_) if output_seen => prompt_after_output = true,
+            Some(typed) => {
+                // Set-up before the launch (`export HF_ENDPOINT=…`, `cd
+                // /srv`, `conda activate x`), not a second command.
+                let setup = typed
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(crate::shell::is_setup);
+                head_setups += usize::from(setup);
+                last_head_setup = setup;
             }
+            None => output_seen |= !trimmed.is_empty(),
         }
         turns += usize::from(turn);
         prompts += usize::from(command);
@@ -353,7 +351,7 @@ pub fn detect(text: &str) -> Format {
         .filter(|l| !l.trim().is_empty())
         .count();
     let preamble =
-        prompts >= 1 && head_prompts == prompts && head_setups + 1 == prompts && !last_head_setup;
+        prompts >= 1 && !prompt_after_output && head_setups + 1 == prompts && !last_head_setup;
     if preamble
         && prompt_first == Some(true)
         && turns == 0

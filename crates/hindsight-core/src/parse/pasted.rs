@@ -1121,9 +1121,9 @@ impl Parser<'_> {
             let command = continued
                 || t.starts_with(['-', '#'])
                 || is_bare_command(t)
-                || ["export ", "cd ", "source ", "set "]
-                    .iter()
-                    .any(|p| t.starts_with(p));
+                || t.split_whitespace()
+                    .next()
+                    .is_some_and(crate::shell::is_setup);
             if !command {
                 return i;
             }

@@ -835,8 +835,9 @@ fn not_understood_message(format: Format) -> String {
 /// failure of its own (a background shell stopped, a timeout).
 const STOPPED_BY_SIGNAL: &str = "stopped by a signal";
 
-/// The verdict and headline of a report otherwise complete.
-fn summarize(report: &Report, open_failures: &[String]) -> Summary {
+/// The verdict and headline of a report otherwise complete; `open` tells
+/// the jobs whose last run failed and the agent did not say so.
+fn summarize(report: &Report, open: &[String]) -> Summary {
     let not_understood: Vec<String> = report
         .sources
         .iter()
@@ -975,8 +976,6 @@ fn summarize(report: &Report, open_failures: &[String]) -> Summary {
             not_understood.join(", ")
         )
     });
-    // A job whose last run failed, and the agent did not say so.
-    let open = open_failures;
     let (verdict, mut headline) = if !report.findings.is_empty() {
         let (errors, warnings, infos) = report.counts();
         let mut parts = Vec::new();
@@ -1034,14 +1033,11 @@ fn summarize(report: &Report, open_failures: &[String]) -> Summary {
                 .last_phase
                 .map(|p| format!(" (its log stops at {})", p.name()))
                 .unwrap_or_default();
-            let _ = std::fmt::Write::write_fmt(
-                &mut headline,
-                format_args!(
-                    "; server {} ({}) is not shown up yet{phase}",
-                    s.id + 1,
-                    s.label()
-                ),
-            );
+            headline.push_str(&format!(
+                "; server {} ({}) is not shown up yet{phase}",
+                s.id + 1,
+                s.label()
+            ));
         }
         (Verdict::AllClear, headline)
     };

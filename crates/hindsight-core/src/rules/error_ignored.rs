@@ -388,21 +388,6 @@ fn failure_seen(
         .map(crate::timeline::SeenLine::quote)
 }
 
-/// What an agent writes when it takes its work to have succeeded.
-const SUCCESS_WORDS: &[&str] = &[
-    "perfect",
-    "excellent",
-    "great",
-    "all done",
-    "done!",
-    "success",
-    "all set",
-    "all in place",
-    "everything is",
-    "works",
-    "working",
-];
-
 /// A run of the agent's own (a script, a test, a tool: no server) died in
 /// a Python exception with a non-zero exit, and the agent's next message,
 /// with at most a couple of looks in between and no second run, celebrates
@@ -444,8 +429,9 @@ fn failed_run_then_success(timeline: &Timeline, step: &Checkpoint) -> Option<Fin
     })?;
     let lower = prose.said.to_lowercase();
     let head: String = lower.chars().take(60).collect();
-    let celebrates = SUCCESS_WORDS.iter().any(|w| head.contains(w));
-    if !celebrates || matches!(reading(&prose.said), Reading::NamesFailure) {
+    if !crate::facts::runs::celebrates(&head)
+        || matches!(reading(&prose.said), Reading::NamesFailure)
+    {
         return None;
     }
     let doubts = [
@@ -461,13 +447,15 @@ fn failed_run_then_success(timeline: &Timeline, step: &Checkpoint) -> Option<Fin
         severity: RULE.severity,
         status: CheckStatus::Failed,
         message: format!(
-            "A run the agent made{} ended in an exception, and what it wrote next says the work              succeeded.",
+            "A run the agent made{} ended in an exception, and what it wrote next says the work \
+             succeeded.",
             at(step),
         ),
         evidence: vec![step.command_quote(), failure, prose.quote()],
         suggestion: on_host(
             step.host.as_deref(),
-            "read the run's last lines and exit status, fix the failure, and run it again              before calling it done",
+            "read the run's last lines and exit status, fix the failure, and run it again \
+             before calling it done",
         ),
         server: None,
     })
